@@ -1,0 +1,188 @@
+// blkmc: command-line entry point (list, check, replay, suite).
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/suite.hpp"
+#include "explorer/report.hpp"
+#include "model/registry.hpp"
+
+using namespace blkmc;
+
+namespace {
+
+void print_list(bool as_json) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const ModelHandle* mh : all_models()) {
+    const ModelInfo& inf = mh->info();
+    if (as_json) {
+      nlohmann::json j{{"model", inf.name}, {"summary", inf.summary}};
+      for (const auto& p : inf.params)
+        j["params"].push_back(
+            {{"name", p.name}, {"default", p.def}, {"min", p.min}, {"max", p.max}, {"help", p.help}});
+      for (const auto& v : inf.variants)
+        j["variants"].push_back(
+            {{"name", v.name}, {"commit", v.commit}, {"summary", v.summary}, {"source", v.source}});
+      for (const auto& p : inf.props)
+        j["properties"].push_back(
+            {{"name", p.name},
+             {"kind", p.kind == PropKind::Deadlock ? "deadlock" : "invariant"},
+             {"summary", p.summary}});
+      all.push_back(j);
+      continue;
+    }
+    std::cout << fmt::format("model {}: {}\n  parameters:\n", inf.name, inf.summary);
+    for (const auto& p : inf.params)
+      std::cout << fmt::format("    {:<12} default {:<3} range {}..{}  {}\n", p.name, p.def, p.min,
+                               p.max, p.help);
+    std::cout << "  variants:\n";
+    for (const auto& v : inf.variants)
+      std::cout << fmt::format("    {:<12} [{}] {}\n    {:<12} source: {}\n", v.name, v.commit,
+                               v.summary, "", v.source);
+    std::cout << "  properties:\n";
+    for (const auto& p : inf.props)
+      std::cout << fmt::format("    {:<20} {}\n", p.name, p.summary);
+  }
+  if (as_json) std::cout << all.dump(2) << '\n';
+}
+
+std::string trace_path(const std::string& base, const std::string& prop, bool several) {
+  if (!several) return base;
+  const auto dot = base.rfind('.');
+  const auto slash = base.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return base + "-" + prop;
+  return base.substr(0, dot) + "-" + prop + base.substr(dot);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"blkmc: a model checker for the Linux block layer"};
+  app.require_subcommand(1);
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "models, variants, properties and parameters");
+  list->add_flag("--json", list_json, "machine-readable output");
+
+  std::string model, variant = "", trace_out;
+  std::vector<std::string> params, props;
+  bool bfs = false, dfs = false, as_json = false, quiet = false;
+  std::uint64_t max_states = 0;
+  std::uint32_t max_depth = 0;
+  double seconds = 0, memory_mib = 0;
+  auto* check = app.add_subcommand("check", "explore every interleaving and check properties");
+  check->add_option("model", model, "model name (see blkmc list)")->required();
+  check->add_option("--variant,-v", variant, "variant (kernel version or patch)")->required();
+  check->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  check->add_option("--prop", props, "property to check (repeatable; default: all)");
+  check->add_flag("--bfs", bfs, "breadth-first: shortest counterexamples");
+  check->add_flag("--dfs", dfs, "depth-first (default)");
+  check->add_option("--max-states", max_states, "stop after this many states")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+  check->add_option("--max-depth", max_depth, "do not expand states deeper than this")
+      ->check(CLI::Range(1u, 1000000000u));
+  check->add_option("--time", seconds, "time limit in seconds")->check(CLI::Range(0.001, 1e7));
+  check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB")
+      ->check(CLI::Range(1.0, 1e7));
+  check->add_option("--trace-out", trace_out,
+                    "write each violation's counterexample here (-PROP is added when several)");
+  check->add_flag("--json", as_json, "print the outcome as JSON");
+  check->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+  check->excludes(list);
+
+  std::string trace_file;
+  auto* replay = app.add_subcommand("replay", "re-execute a counterexample trace in its model");
+  replay->add_option("trace", trace_file, "trace JSON file")->required();
+  replay->add_flag("--quiet,-q", quiet, "only the verdict line");
+
+  std::string suite_file;
+  double suite_seconds = 600;
+  auto* suite = app.add_subcommand("suite", "run a verification suite (see Makefile.verify)");
+  suite->add_option("file", suite_file, "suite file, or - for stdin")->required();
+  suite->add_option("--time", suite_seconds, "time limit per run, seconds");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "blkmc: " << e.what() << " (see blkmc --help)\n";
+    return kExitUsage;
+  }
+
+  install_interrupt_handler();
+  try {
+    if (list->parsed()) {
+      print_list(list_json);
+      return 0;
+    }
+    if (check->parsed()) {
+      if (bfs && dfs) throw UsageError("--bfs and --dfs exclude each other");
+      const ModelHandle& mh = find_model(model);
+      SearchOptions opt;
+      opt.bfs = bfs;
+      opt.progress = !quiet;
+      opt.limits.max_states = max_states;
+      opt.limits.max_depth = max_depth;
+      opt.limits.seconds = seconds;
+      opt.limits.memory_bytes = std::uint64_t(memory_mib * 1024 * 1024);
+      const CheckOutcome o = mh.check(variant, resolve_params(mh.info(), params), props, opt);
+      nlohmann::json written = nlohmann::json::object();
+      if (!trace_out.empty()) {
+        int violated = 0;
+        for (const auto& p : o.props) violated += p.trace.has_value();
+        for (const auto& p : o.props)
+          if (p.trace) {
+            const std::string path = trace_path(trace_out, p.name, violated > 1);
+            write_trace_file(*p.trace, path);
+            written[p.name] = path;
+          }
+      }
+      if (as_json) {
+        auto j = outcome_json(o);
+        j["traces_written"] = written;
+        std::cout << j.dump(2) << '\n';
+      } else {
+        std::cout << outcome_text(o);
+        for (const auto& [prop, path] : written.items())
+          std::cout << fmt::format("  trace for {} written to {}\n", prop, path.get<std::string>());
+      }
+      return exit_code(o);
+    }
+    if (replay->parsed()) {
+      const Trace t = read_trace_file(trace_file);
+      const ModelHandle& mh = find_model(t.model);
+      const ReplayResult r = mh.replay(t);
+      if (!quiet) {
+        std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
+                                 t.variant, params_string(resolve_params(mh.info(), t.params)),
+                                 t.property, t.steps.size());
+        for (const auto& line : r.story) std::cout << line << '\n';
+      }
+      std::cout << (r.reproduced ? fmt::format("reproduced: {} is violated\n", t.property)
+                                 : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
+      return r.reproduced ? kExitHolds : kExitReplayMismatch;
+    }
+    if (suite->parsed()) {
+      if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds);
+      std::ifstream in(suite_file);
+      if (!in) throw UsageError("cannot open suite file '" + suite_file + "'");
+      return run_suite(in, suite_file, suite_seconds);
+    }
+  } catch (const TraceMismatch& e) {
+    std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';
+    return kExitReplayMismatch;
+  } catch (const UsageError& e) {
+    std::cerr << "blkmc: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "blkmc: out of memory (use --memory to stop cleanly before this)\n";
+    return kExitIncomplete;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,117 @@
+#include "cli/suite.hpp"
+
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "explorer/report.hpp"
+#include "model/registry.hpp"
+
+namespace blkmc {
+
+namespace {
+
+struct Expect {
+  std::string prop;
+  Verdict verdict;
+  int line;
+};
+
+struct Group {
+  std::string model, variant, params;
+  std::vector<Expect> expects;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream is(s);
+  while (std::getline(is, cur, sep))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+int run_suite(std::istream& in, const std::string& name, double seconds_per_run) {
+  std::vector<Group> groups;
+  std::vector<std::pair<std::string, int>> replays;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    std::istringstream ls(line);
+    std::vector<std::string> w;
+    for (std::string x; ls >> x;) w.push_back(x);
+    if (w.empty()) continue;
+    if (w[0] == "replay" && w.size() == 2) {
+      replays.emplace_back(w[1], lineno);
+    } else if (w[0] == "check" && w.size() == 6) {
+      Group* g = nullptr;
+      for (auto& x : groups)
+        if (x.model == w[1] && x.variant == w[2] && x.params == w[3]) g = &x;
+      if (!g) {
+        groups.push_back({w[1], w[2], w[3], {}});
+        g = &groups.back();
+      }
+      g->expects.push_back({w[4], parse_verdict(w[5]), lineno});
+    } else {
+      throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
+                                   "VERDICT' or 'replay FILE'",
+                                   name, lineno));
+    }
+  }
+
+  int failures = 0, rows = 0;
+  std::cout << fmt::format("{:<6} {:<11} {:<36} {:<20} {:<10} {:<10} {:>9} {:>8}  {}\n", "model",
+                           "variant", "params", "property", "expected", "found", "states",
+                           "seconds", "ok");
+  for (const Group& g : groups) {
+    const ModelHandle& mh = find_model(g.model);
+    std::vector<std::string> params = g.params == "-" ? std::vector<std::string>{}
+                                                      : split(g.params, ',');
+    std::vector<std::string> props;
+    for (const auto& e : g.expects) props.push_back(e.prop);
+    SearchOptions opt;
+    opt.bfs = true;
+    opt.limits.seconds = seconds_per_run;
+    opt.progress = false;
+    const CheckOutcome o = mh.check(g.variant, resolve_params(mh.info(), params), props, opt);
+    for (std::size_t i = 0; i < g.expects.size(); ++i) {
+      const Expect& e = g.expects[i];
+      const Verdict found = o.props[i].verdict;
+      const bool ok = found == e.verdict;
+      failures += !ok;
+      ++rows;
+      std::cout << fmt::format("{:<6} {:<11} {:<36} {:<20} {:<10} {:<10} {:>9} {:>8.3f}  {}\n",
+                               g.model, g.variant, g.params, e.prop, to_string(e.verdict),
+                               to_string(found), o.stats.states, o.stats.seconds,
+                               ok ? "ok" : "MISMATCH");
+    }
+  }
+  for (const auto& [file, ln] : replays) {
+    ++rows;
+    std::string found;
+    bool ok = false;
+    try {
+      const Trace t = read_trace_file(file);
+      const ReplayResult r = find_model(t.model).replay(t);
+      ok = r.reproduced;
+      found = r.reproduced ? fmt::format("reproduces {} ({} steps)", t.property, t.steps.size())
+                           : "does not reproduce";
+    } catch (const std::exception& ex) {
+      found = ex.what();
+    }
+    failures += !ok;
+    std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
+  }
+  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed\n", name, rows, rows - failures,
+                           failures);
+  return failures ? 1 : 0;
+}
+
+}  // namespace blkmc

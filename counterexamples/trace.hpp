@@ -1,0 +1,54 @@
+// Counterexample traces: the JSON format, its validation, and replay.
+//
+// A trace names the model, variant, parameters and property, and lists every
+// step (actor, action, argument, readable text) with the state after it.
+// Replay re-executes the steps in the model; any step that is not enabled, or
+// a recorded state that differs from the recomputed one, is reported as a
+// one-line error.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/params.hpp"
+
+namespace blkmc {
+
+struct TraceStep {
+  int actor = 0;
+  std::string actor_name;
+  std::string action;
+  int arg = 0;
+  std::string text;
+  nlohmann::json state;  // state after the step (may be null when hand-written)
+};
+
+struct Trace {
+  std::string model, variant, property, search;
+  Params params;
+  nlohmann::json initial;  // initial state (may be null)
+  std::vector<TraceStep> steps;
+};
+
+nlohmann::json trace_to_json(const Trace& t);
+Trace trace_from_json(const nlohmann::json& j);  // throws UsageError on malformed input
+Trace read_trace_file(const std::string& path);  // throws UsageError
+void write_trace_file(const Trace& t, const std::string& path);
+
+struct ReplayResult {
+  bool reproduced = false;        // the final state violates the property
+  std::vector<std::string> story;  // one line per step, then a verdict line
+};
+
+}  // namespace blkmc
+
+namespace blkmc {
+// A well-formed trace that does not fit the model (a step that is not
+// enabled, a recorded state that differs): exit code 4.
+struct TraceMismatch : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+}  // namespace blkmc

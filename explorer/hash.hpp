@@ -1,0 +1,50 @@
+// Hash of a state's bytes: 8 bytes at a time with a multiply-xorshift mix.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace blkmc {
+
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 32;
+  x *= 0xd6e8feb86659fd93ULL;
+  x ^= x >> 32;
+  x *= 0xd6e8feb86659fd93ULL;
+  x ^= x >> 32;
+  return x;
+}
+
+// Reads whole 8-byte words past n up to the next multiple of 8: callers pass
+// buffers whose padding is zero (ByteState) or use hash_bytes_exact.
+inline std::uint64_t hash_padded(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (std::size_t i = 0; i < n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+  }
+  return mix64(h);
+}
+
+inline std::uint64_t hash_bytes_exact(const std::uint8_t* p, std::size_t n) {
+  std::uint8_t buf[8];
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (std::size_t i = 0; i < n; i += 8) {
+    std::uint64_t w;
+    if (i + 8 <= n) {
+      std::memcpy(&w, p + i, 8);
+    } else {
+      std::memset(buf, 0, 8);
+      std::memcpy(buf, p + i, n - i);
+      std::memcpy(&w, buf, 8);
+    }
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+  }
+  return mix64(h);
+}
+
+}  // namespace blkmc

@@ -1,0 +1,62 @@
+#include "explorer/limits.hpp"
+
+#include <sys/resource.h>
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+volatile int g_interrupted = 0;
+
+namespace {
+extern "C" void on_signal(int) { g_interrupted = 1; }
+}  // namespace
+
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+
+std::string to_string(StopReason r) {
+  switch (r) {
+    case StopReason::Complete:
+      return "complete";
+    case StopReason::AllViolated:
+      return "all properties violated";
+    case StopReason::MaxStates:
+      return "max-states reached";
+    case StopReason::MaxDepth:
+      return "max-depth reached";
+    case StopReason::Time:
+      return "time limit reached";
+    case StopReason::Memory:
+      return "memory limit reached";
+    case StopReason::Interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
+std::uint64_t peak_rss_bytes() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return std::uint64_t(ru.ru_maxrss) * 1024;
+}
+
+std::string human_count(double n) {
+  if (n >= 1e9) return fmt::format("{:.2f}G", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.2f}M", n / 1e6);
+  if (n >= 1e4) return fmt::format("{:.1f}k", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string human_bytes(double n) {
+  if (n >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", n / (1024.0 * 1024 * 1024));
+  if (n >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", n / (1024.0 * 1024));
+  if (n >= 1024.0) return fmt::format("{:.1f} KiB", n / 1024.0);
+  return fmt::format("{:.0f} B", n);
+}
+
+}  // namespace blkmc

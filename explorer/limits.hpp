@@ -1,0 +1,38 @@
+// Search limits and run statistics shared by every search.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace blkmc {
+
+struct Limits {
+  std::uint64_t max_states = 0;    // 0: none
+  std::uint32_t max_depth = 0;     // 0: none
+  double seconds = 0;              // 0: none
+  std::uint64_t memory_bytes = 0;  // 0: none; the visited store's bytes
+};
+
+enum class StopReason { Complete, AllViolated, MaxStates, MaxDepth, Time, Memory, Interrupted };
+std::string to_string(StopReason r);
+
+struct Stats {
+  std::uint64_t states = 0;
+  std::uint64_t transitions = 0;
+  std::uint32_t max_depth = 0;
+  double seconds = 0;
+  double states_per_second = 0;
+  double bytes_per_state = 0;  // visited store (states, parents, depths, table) / states
+  std::uint64_t store_bytes = 0;
+  std::uint64_t peak_rss_bytes = 0;
+};
+
+std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss
+std::string human_count(double n);
+std::string human_bytes(double n);
+
+// Set by SIGINT/SIGTERM: searches stop cleanly with what they found so far.
+extern volatile int g_interrupted;
+void install_interrupt_handler();
+
+}  // namespace blkmc

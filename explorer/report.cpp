@@ -1,0 +1,59 @@
+#include "explorer/report.hpp"
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+nlohmann::json stats_json(const Stats& s) {
+  return {{"states", s.states},
+          {"transitions", s.transitions},
+          {"max_depth", s.max_depth},
+          {"seconds", s.seconds},
+          {"states_per_second", s.states_per_second},
+          {"bytes_per_state", s.bytes_per_state},
+          {"store_bytes", s.store_bytes},
+          {"peak_rss_bytes", s.peak_rss_bytes}};
+}
+
+nlohmann::json outcome_json(const CheckOutcome& o) {
+  nlohmann::json props = nlohmann::json::array();
+  for (const auto& p : o.props) {
+    nlohmann::json j{{"property", p.name}, {"verdict", to_string(p.verdict)}};
+    if (p.trace) j["trace_steps"] = p.trace->steps.size();
+    props.push_back(j);
+  }
+  return {{"model", o.model},   {"variant", o.variant}, {"params", o.params},
+          {"search", o.search}, {"stop", to_string(o.stop)}, {"properties", props},
+          {"stats", stats_json(o.stats)}};
+}
+
+std::string stats_text(const Stats& s) {
+  return fmt::format(
+      "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state, "
+      "peak RSS {}",
+      s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
+      s.bytes_per_state, human_bytes(double(s.peak_rss_bytes)));
+}
+
+std::string outcome_text(const CheckOutcome& o) {
+  std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
+                                params_string(o.params), o.search, to_string(o.stop));
+  for (const auto& p : o.props) {
+    out += fmt::format("  {:<22} {}", p.name, to_string(p.verdict));
+    if (p.trace) out += fmt::format("  ({} steps)", p.trace->steps.size());
+    out += '\n';
+  }
+  out += "  " + stats_text(o.stats) + '\n';
+  return out;
+}
+
+int exit_code(const CheckOutcome& o) {
+  bool incomplete = false;
+  for (const auto& p : o.props) {
+    if (p.verdict == Verdict::Violated) return kExitViolated;
+    if (p.verdict == Verdict::Incomplete) incomplete = true;
+  }
+  return incomplete ? kExitIncomplete : kExitHolds;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,259 @@
+// Exhaustive explicit-state search over any model (see model/model.hpp).
+// BFS expands states in id order (ids are insertion order, so the store is
+// the queue) and yields shortest counterexamples; DFS is a LIFO worklist with
+// parent links. Invariants are checked on every new state, deadlock on every
+// expanded state without successors. A search keeps going after a property
+// fails, until every selected property has failed or the space is done, so
+// one run gives a verdict for each property.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "explorer/limits.hpp"
+#include "explorer/state_store.hpp"
+#include "model/model.hpp"
+#include "props/verdict.hpp"
+
+namespace blkmc {
+
+struct SearchOptions {
+  bool bfs = true;
+  Limits limits;
+  std::vector<int> props;   // indices into ModelInfo::props; empty: all
+  bool progress = true;     // a line on stderr every 2 s
+  double progress_interval = 2.0;
+};
+
+template <class State>
+struct Counterexample {
+  std::vector<Step> steps;
+  std::vector<State> states;  // states[0] is initial, states[i+1] follows steps[i]
+};
+
+template <class State>
+struct PropOutcome {
+  int prop = 0;
+  Verdict verdict = Verdict::Holds;
+  std::optional<Counterexample<State>> trace;
+};
+
+template <class State>
+struct SearchResult {
+  std::vector<PropOutcome<State>> props;
+  StopReason stop = StopReason::Complete;
+  Stats stats;
+};
+
+template <class M>
+class Explorer {
+ public:
+  using State = typename M::State;
+
+  Explorer(const M& m, SearchOptions opt)
+      : m_(m), opt_(std::move(opt)), store_(m.state_bytes()) {
+    const auto& pinfo = m.info().props;
+    if (opt_.props.empty())
+      for (std::size_t i = 0; i < pinfo.size(); ++i) opt_.props.push_back(int(i));
+    for (int p : opt_.props) {
+      if (pinfo[p].kind == PropKind::Deadlock) deadlock_slot_ = int(slots_.size());
+      else invariant_slots_.push_back(int(slots_.size()));
+      slots_.push_back({p, StateStore::kNone});
+    }
+  }
+
+  SearchResult<State> run() {
+    start_ = Clock::now();
+    last_progress_ = start_;
+    StopReason stop = search();
+    return finish(stop);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Slot {
+    int prop;
+    std::uint32_t violating;  // state id, kNone while none found
+  };
+
+  // Returns true when the state is new. Checks invariants on new states.
+  bool visit(const State& s, std::uint32_t parent, std::uint32_t depth, std::uint32_t& id) {
+    const auto [i, fresh] =
+        store_.insert(s.b.data(), hash_padded(s.b.data(), m_.state_bytes()), parent, depth);
+    id = i;
+    if (!fresh) {
+      // DFS under a depth bound: a shorter path re-opens a truncated state.
+      if (!opt_.bfs && opt_.limits.max_depth && depth < store_.depth(i)) {
+        store_.relink(i, parent, depth);
+        return true;
+      }
+      return false;
+    }
+    if (depth > max_depth_) max_depth_ = depth;
+    for (int k : invariant_slots_) {
+      Slot& sl = slots_[k];
+      if (sl.violating == StateStore::kNone && m_.violates(sl.prop, s)) {
+        sl.violating = i;
+        ++violated_;
+      }
+    }
+    return true;
+  }
+
+  bool all_violated() const { return violated_ == slots_.size(); }
+
+  StopReason search() {
+    State init = m_.initial(), cur;
+    std::uint32_t id;
+    visit(init, StateStore::kNone, 0, id);
+    if (all_violated()) return StopReason::AllViolated;
+    std::vector<std::uint32_t> stack;
+    if (!opt_.bfs) stack.push_back(0);
+    std::uint64_t next_bfs = 0, expanded = 0;
+    bool truncated = false;
+    const auto& lim = opt_.limits;
+    while (true) {
+      std::uint32_t cid;
+      if (opt_.bfs) {
+        if (next_bfs >= store_.size()) break;
+        cid = std::uint32_t(next_bfs++);
+      } else {
+        if (stack.empty()) break;
+        cid = stack.back();
+        stack.pop_back();
+      }
+      if ((++expanded & 255) == 0) {
+        if (auto r = check_clock_and_memory()) return *r;
+      }
+      std::memcpy(cur.b.data(), store_.get(cid), m_.state_bytes());
+      const std::uint32_t d = store_.depth(cid);
+      if (lim.max_depth && d >= lim.max_depth) {
+        bool any = false;
+        m_.for_each_successor(cur, [&](const Step&, const State&) { any = true; });
+        if (any) {
+          truncated = true;
+          continue;
+        }
+      }
+      bool any = false;
+      bool stop_states = false;
+      m_.for_each_successor(cur, [&](const Step&, const State& next) {
+        any = true;
+        ++transitions_;
+        if (stop_states) return;
+        if (lim.max_states && store_.size() >= lim.max_states) {
+          stop_states = true;
+          return;
+        }
+        if (lim.memory_bytes && store_.memory_after_insert() > lim.memory_bytes) {
+          memory_full_ = true;
+          stop_states = true;
+          return;
+        }
+        std::uint32_t nid;
+        if (visit(next, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
+      });
+      if (!any && deadlock_slot_ >= 0 && !m_.finished(cur)) {
+        Slot& sl = slots_[deadlock_slot_];
+        if (sl.violating == StateStore::kNone) {
+          sl.violating = cid;
+          ++violated_;
+        }
+      }
+      if (all_violated()) return StopReason::AllViolated;
+      if (stop_states) return memory_full_ ? StopReason::Memory : StopReason::MaxStates;
+    }
+    return truncated ? StopReason::MaxDepth : StopReason::Complete;
+  }
+
+  std::optional<StopReason> check_clock_and_memory() {
+    if (g_interrupted) return StopReason::Interrupted;
+    const auto now = Clock::now();
+    const double el = std::chrono::duration<double>(now - start_).count();
+    if (opt_.limits.seconds > 0 && el >= opt_.limits.seconds) return StopReason::Time;
+    if (opt_.progress &&
+        std::chrono::duration<double>(now - last_progress_).count() >= opt_.progress_interval) {
+      last_progress_ = now;
+      std::fprintf(stderr, "[blkmc] %s states, %s transitions, depth %u, %s states/s, store %s, %.0f s\n",
+                   human_count(double(store_.size())).c_str(),
+                   human_count(double(transitions_)).c_str(), max_depth_,
+                   human_count(double(store_.size()) / el).c_str(),
+                   human_bytes(double(store_.memory_bytes())).c_str(), el);
+    }
+    return std::nullopt;
+  }
+
+  Counterexample<State> reconstruct(std::uint32_t id) const {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t i = id; i != StateStore::kNone; i = store_.parent(i)) path.push_back(i);
+    Counterexample<State> cx;
+    auto load = [&](std::uint32_t i) {
+      State s{};
+      std::memcpy(s.b.data(), store_.get(i), m_.state_bytes());
+      return s;
+    };
+    cx.states.push_back(load(path.back()));
+    for (std::size_t k = path.size() - 1; k > 0; --k) {
+      const State from = cx.states.back(), to = load(path[k - 1]);
+      bool found = false;
+      m_.for_each_successor(from, [&](const Step& st, const State& n) {
+        if (!found && std::memcmp(n.b.data(), to.b.data(), m_.state_bytes()) == 0) {
+          cx.steps.push_back(st);
+          found = true;
+        }
+      });
+      cx.states.push_back(to);
+    }
+    return cx;
+  }
+
+  SearchResult<State> finish(StopReason stop) {
+    SearchResult<State> r;
+    r.stop = stop;
+    const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
+    for (const Slot& sl : slots_) {
+      PropOutcome<State> o;
+      o.prop = sl.prop;
+      if (sl.violating != StateStore::kNone) {
+        o.verdict = Verdict::Violated;
+        o.trace = reconstruct(sl.violating);
+      } else {
+        o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
+      }
+      r.props.push_back(std::move(o));
+    }
+    auto& st = r.stats;
+    st.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    st.states = store_.size();
+    st.transitions = transitions_;
+    st.max_depth = max_depth_;
+    st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
+    st.store_bytes = store_.memory_bytes();
+    st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
+    st.peak_rss_bytes = peak_rss_bytes();
+    return r;
+  }
+
+  const M& m_;
+  SearchOptions opt_;
+  StateStore store_;
+  std::vector<Slot> slots_;
+  std::vector<int> invariant_slots_;
+  int deadlock_slot_ = -1;
+  std::size_t violated_ = 0;
+  std::uint64_t transitions_ = 0;
+  std::uint32_t max_depth_ = 0;
+  bool memory_full_ = false;
+  Clock::time_point start_, last_progress_;
+};
+
+template <class M>
+SearchResult<typename M::State> explore(const M& m, SearchOptions opt) {
+  return Explorer<M>(m, std::move(opt)).run();
+}
+
+}  // namespace blkmc

@@ -1,0 +1,92 @@
+// The model interface every blkmc model implements (in the spirit of LTSmin's
+// PINS): search code knows nothing about the block layer, models know nothing
+// about search. A model is a class with:
+//
+//   using State = ...;                       // ByteState<N>: trivially copyable
+//   size_t state_bytes() const;              // bytes of State that carry data
+//   State initial() const;
+//   template <class F> void for_each_successor(const State&, F&&) const;
+//                                            // F(const Step&, const State& next)
+//   bool apply(const State&, const Step&, State& next) const;  // replay
+//   bool finished(const State&) const;       // every actor has terminated
+//   bool violates(int prop, const State&) const;  // invariant properties
+//   std::string describe(const State&, const Step&) const;
+//   Footprint footprint(const State&, const Step&) const;
+//   nlohmann::json state_json(const State&) const;
+//   std::string summary(const State&) const;     // one line for stories
+//   std::string actor_name(int actor) const;
+//   const ModelInfo& info() const;
+//
+// States hash and compare as their first state_bytes() bytes.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace blkmc {
+
+// A fixed-size state; models lay their variables out in the first
+// state_bytes() bytes (a runtime length, so small parameters give small
+// states) and leave the rest zero.
+template <std::size_t N>
+struct ByteState {
+  // Rounded up to whole 8-byte words: hashing reads word by word.
+  static constexpr std::size_t capacity = (N + 7) / 8 * 8;
+  std::array<std::uint8_t, capacity> b{};
+};
+
+// One atomic step: which actor moves, what it does, and the nondeterministic
+// choice it made (a tag, an object, ...). Actions are model-specific enums.
+struct Step {
+  std::uint8_t actor = 0;
+  std::uint8_t action = 0;
+  std::uint8_t arg = 0;
+  friend bool operator==(const Step&, const Step&) = default;
+};
+
+// What a step reads and writes, as indices into the model's variable names;
+// the basis for partial-order reduction (two steps are independent when
+// neither writes what the other touches).
+struct Footprint {
+  static constexpr std::size_t kMaxVars = 256;
+  std::bitset<kMaxVars> reads, writes;
+  bool independent_of(const Footprint& o) const {
+    return (writes & (o.reads | o.writes)).none() && (o.writes & reads).none();
+  }
+};
+
+struct ParamInfo {
+  std::string name;
+  int def, min, max;
+  std::string help;
+};
+
+struct VariantInfo {
+  std::string name;
+  std::string commit;   // kernel commit, version or series it stands for
+  std::string summary;  // one line
+  std::string source;   // seed file or commit reference
+};
+
+enum class PropKind { Invariant, Deadlock };
+
+struct PropInfo {
+  std::string name;
+  PropKind kind;
+  std::string summary;
+};
+
+struct ModelInfo {
+  std::string name;
+  std::string summary;
+  std::vector<ParamInfo> params;
+  std::vector<VariantInfo> variants;
+  std::vector<PropInfo> props;
+  std::vector<std::string> actions;  // Step::action -> name
+};
+
+}  // namespace blkmc

@@ -1,0 +1,82 @@
+#include "model/params.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace blkmc {
+
+namespace {
+
+template <class T, class F>
+std::string names_of(const std::vector<T>& v, F get) {
+  std::vector<std::string> out;
+  for (const auto& x : v) out.push_back(get(x));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+const ParamInfo& find_param(const ModelInfo& info, const std::string& name) {
+  for (const auto& p : info.params)
+    if (p.name == name) return p;
+  throw UsageError(fmt::format("model {} has no parameter '{}' (valid: {})", info.name, name,
+                               names_of(info.params, [](auto& p) { return p.name; })));
+}
+
+}  // namespace
+
+Params resolve_params(const ModelInfo& info, const Params& given) {
+  Params out;
+  for (const auto& p : info.params) out[p.name] = p.def;
+  for (const auto& [k, v] : given) {
+    const auto& p = find_param(info, k);
+    if (v < p.min || v > p.max)
+      throw UsageError(fmt::format("parameter {}={} is out of range for model {} (allowed {}..{})", k,
+                                   v, info.name, p.min, p.max));
+    out[k] = v;
+  }
+  return out;
+}
+
+Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs) {
+  Params given;
+  for (const auto& kv : kvs) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(fmt::format("parameter '{}' is not of the form name=value", kv));
+    std::string name = kv.substr(0, eq), val = kv.substr(eq + 1);
+    find_param(info, name);
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    if (ec != std::errc() || ptr != val.data() + val.size())
+      throw UsageError(fmt::format("parameter {}: '{}' is not an integer", name, val));
+    given[name] = v;
+  }
+  return resolve_params(info, given);
+}
+
+std::string params_string(const Params& p) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : p) parts.push_back(fmt::format("{}={}", k, v));
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+int find_variant_index(const ModelInfo& info, const std::string& name) {
+  for (std::size_t i = 0; i < info.variants.size(); ++i)
+    if (info.variants[i].name == name) return static_cast<int>(i);
+  throw UsageError(fmt::format("model {} has no variant '{}' (valid: {})", info.name, name,
+                               names_of(info.variants, [](auto& v) { return v.name; })));
+}
+
+const VariantInfo& find_variant(const ModelInfo& info, const std::string& name) {
+  return info.variants[find_variant_index(info, name)];
+}
+
+int find_prop(const ModelInfo& info, const std::string& name) {
+  for (std::size_t i = 0; i < info.props.size(); ++i)
+    if (info.props[i].name == name) return static_cast<int>(i);
+  throw UsageError(fmt::format("model {} has no property '{}' (valid: {})", info.name, name,
+                               names_of(info.props, [](auto& p) { return p.name; })));
+}
+
+}  // namespace blkmc

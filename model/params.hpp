@@ -1,0 +1,32 @@
+// Model parameters: name=value integers, validated against the model's
+// ParamInfo so absurd bounds are a usage error, never a crash.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace blkmc {
+
+// Bad input from the user (unknown name, out-of-range value, malformed
+// trace): reported as one line, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using Params = std::map<std::string, int>;
+
+// Defaults for every parameter, overridden by "k=v" strings.
+Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs);
+// Checks names and ranges of an already-parsed map (e.g. from a trace).
+Params resolve_params(const ModelInfo& info, const Params& given);
+std::string params_string(const Params& p);  // "k=v,k=v"
+
+const VariantInfo& find_variant(const ModelInfo& info, const std::string& name);
+int find_prop(const ModelInfo& info, const std::string& name);
+int find_variant_index(const ModelInfo& info, const std::string& name);
+
+}  // namespace blkmc

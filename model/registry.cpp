@@ -1,0 +1,26 @@
+#include "model/registry.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "explorer/adapter.hpp"
+#include "model/tags.hpp"
+
+namespace blkmc {
+
+const std::vector<const ModelHandle*>& all_models() {
+  static const ModelAdapter<TagsModel> tags;
+  static const std::vector<const ModelHandle*> models{&tags};
+  return models;
+}
+
+const ModelHandle& find_model(const std::string& name) {
+  std::vector<std::string> names;
+  for (const ModelHandle* m : all_models()) {
+    if (m->info().name == name) return *m;
+    names.push_back(m->info().name);
+  }
+  throw UsageError(fmt::format("unknown model '{}' (valid: {})", name, fmt::join(names, ", ")));
+}
+
+}  // namespace blkmc

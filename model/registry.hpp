@@ -1,0 +1,46 @@
+// The models blkmc knows, behind one type-erased handle so the CLI, the suite
+// and the tests can name them at run time. Each handle is a ModelAdapter<M>
+// (explorer/adapter.hpp) over a concrete model class.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "counterexamples/trace.hpp"
+#include "explorer/search.hpp"
+#include "model/model.hpp"
+#include "model/params.hpp"
+
+namespace blkmc {
+
+struct CheckOutcome {
+  struct Prop {
+    std::string name;
+    Verdict verdict;
+    std::optional<Trace> trace;
+  };
+  std::string model, variant;
+  Params params;
+  std::string search;
+  std::vector<Prop> props;
+  StopReason stop = StopReason::Complete;
+  Stats stats;
+};
+
+class ModelHandle {
+ public:
+  virtual ~ModelHandle() = default;
+  virtual const ModelInfo& info() const = 0;
+  // props: property names; empty checks all. Throws UsageError on bad names.
+  virtual CheckOutcome check(const std::string& variant, const Params& params,
+                             const std::vector<std::string>& props,
+                             const SearchOptions& opt) const = 0;
+  // Throws UsageError (unknown names) or TraceMismatch (does not fit).
+  virtual ReplayResult replay(const Trace& t) const = 0;
+};
+
+const std::vector<const ModelHandle*>& all_models();
+const ModelHandle& find_model(const std::string& name);  // throws UsageError
+
+}  // namespace blkmc
