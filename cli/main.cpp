@@ -57,6 +57,53 @@ std::string trace_path(const std::string& base, const std::string& prop, bool se
   return base.substr(0, dot) + "-" + prop + base.substr(dot);
 }
 
+// Prints both verdict columns and marks the properties whose verdict changed;
+// exit 1 when the patch breaks a property (a regression), 0 otherwise.
+int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
+                     bool as_json) {
+  int changed = 0, regressions = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  if (!as_json)
+    std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
+                             params_string(a.params), a.variant, b.variant, "property", a.variant,
+                             b.variant);
+  for (std::size_t i = 0; i < a.props.size(); ++i) {
+    const auto &pa = a.props[i], &pb = b.props[i];
+    const bool diff = pa.verdict != pb.verdict;
+    changed += diff;
+    regressions += diff && pb.verdict == Verdict::Violated;
+    std::string note;
+    // The counterexample of the side that is violated shows what changed.
+    const auto& side = pb.verdict == Verdict::Violated ? pb : pa;
+    const auto& cx = side.trace;
+    if (diff && cx && !trace_out.empty()) {
+      const std::string path =
+          fmt::format("{}-{}-{}.json", trace_out, pb.verdict == Verdict::Violated ? b.variant : a.variant, pa.name);
+      write_trace_file(*cx, path);
+      note = " trace: " + path;
+    }
+    rows.push_back({{"property", pa.name},
+                    {"before", to_string(pa.verdict)},
+                    {"after", to_string(pb.verdict)},
+                    {"changed", diff}});
+    if (!as_json)
+      std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, to_string(pa.verdict),
+                               to_string(pb.verdict),
+                               diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
+                                    : "",
+                               note);
+  }
+  if (as_json)
+    std::cout << nlohmann::json{{"model", a.model}, {"params", a.params}, {"before", a.variant},
+                                {"after", b.variant}, {"properties", rows},
+                                {"changed", changed}, {"regressions", regressions}}.dump(2)
+              << '\n';
+  else
+    std::cout << fmt::format("  {} verdict(s) changed ({} states before, {} after)\n", changed,
+                             a.stats.states, b.stats.states);
+  return regressions ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +144,22 @@ int main(int argc, char** argv) {
   auto* replay = app.add_subcommand("replay", "re-execute a counterexample trace in its model");
   replay->add_option("trace", trace_file, "trace JSON file")->required();
   replay->add_flag("--quiet,-q", quiet, "only the verdict line");
+
+  std::string before, after;
+  auto* compare = app.add_subcommand(
+      "compare", "regression-check a patch: the same properties on two variants, what changed");
+  compare->add_option("model", model, "model name")->required();
+  compare->add_option("--before", before, "variant before the patch")->required();
+  compare->add_option("--after", after, "variant after the patch")->required();
+  compare->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  compare->add_option("--prop", props, "property (repeatable; default: all)");
+  compare->add_option("--time", seconds, "time limit per run, seconds")
+      ->check(CLI::Range(0.001, 1e7));
+  compare->add_option("--max-states", max_states, "state limit per run")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+  compare->add_option("--trace-out", trace_out,
+                      "write the counterexample of each verdict that changed (prefix)");
+  compare->add_flag("--json", as_json, "print the comparison as JSON");
 
   std::string suite_file;
   double suite_seconds = 600;
@@ -167,6 +230,18 @@ int main(int argc, char** argv) {
       std::cout << (r.reproduced ? fmt::format("reproduced: {} is violated\n", t.property)
                                  : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
       return r.reproduced ? kExitHolds : kExitReplayMismatch;
+    }
+    if (compare->parsed()) {
+      const ModelHandle& mh = find_model(model);
+      SearchOptions opt;
+      opt.bfs = true;
+      opt.progress = false;
+      opt.limits.seconds = seconds;
+      opt.limits.max_states = max_states;
+      const Params p = resolve_params(mh.info(), params);
+      const CheckOutcome a = mh.check(before, p, props, opt);
+      const CheckOutcome b = mh.check(after, p, props, opt);
+      return print_comparison(a, b, trace_out, as_json);
     }
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds);

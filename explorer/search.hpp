@@ -81,9 +81,9 @@ class Explorer {
   };
 
   // Returns true when the state is new. Checks invariants on new states.
-  bool visit(const State& s, std::uint32_t parent, std::uint32_t depth, std::uint32_t& id) {
-    const auto [i, fresh] =
-        store_.insert(s.b.data(), hash_padded(s.b.data(), m_.state_bytes()), parent, depth);
+  bool visit(const State& s, std::uint64_t hash, std::uint32_t parent, std::uint32_t depth,
+             std::uint32_t& id) {
+    const auto [i, fresh] = store_.insert(s.b.data(), hash, parent, depth);
     id = i;
     if (!fresh) {
       // DFS under a depth bound: a shorter path re-opens a truncated state.
@@ -109,7 +109,7 @@ class Explorer {
   StopReason search() {
     State init = m_.initial(), cur;
     std::uint32_t id;
-    visit(init, StateStore::kNone, 0, id);
+    visit(init, hash_padded(init.b.data(), m_.state_bytes()), StateStore::kNone, 0, id);
     if (all_violated()) return StopReason::AllViolated;
     std::vector<std::uint32_t> stack;
     if (!opt_.bfs) stack.push_back(0);
@@ -139,25 +139,28 @@ class Explorer {
           continue;
         }
       }
-      bool any = false;
-      bool stop_states = false;
+      succ_.clear();
       m_.for_each_successor(cur, [&](const Step&, const State& next) {
-        any = true;
-        ++transitions_;
-        if (stop_states) return;
+        const std::uint64_t h = hash_padded(next.b.data(), m_.state_bytes());
+        store_.prefetch(h);
+        succ_.push_back({next, h});
+      });
+      transitions_ += succ_.size();
+      bool stop_states = false;
+      for (const auto& [next, h] : succ_) {
         if (lim.max_states && store_.size() >= lim.max_states) {
           stop_states = true;
-          return;
+          break;
         }
         if (lim.memory_bytes && store_.memory_after_insert() > lim.memory_bytes) {
           memory_full_ = true;
           stop_states = true;
-          return;
+          break;
         }
         std::uint32_t nid;
-        if (visit(next, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
-      });
-      if (!any && deadlock_slot_ >= 0 && !m_.finished(cur)) {
+        if (visit(next, h, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
+      }
+      if (succ_.empty() && deadlock_slot_ >= 0 && !m_.finished(cur)) {
         Slot& sl = slots_[deadlock_slot_];
         if (sl.violating == StateStore::kNone) {
           sl.violating = cid;
@@ -240,6 +243,7 @@ class Explorer {
 
   const M& m_;
   SearchOptions opt_;
+  std::vector<std::pair<State, std::uint64_t>> succ_;  // one state's successors
   StateStore store_;
   std::vector<Slot> slots_;
   std::vector<int> invariant_slots_;
