@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   check->add_option("--max-depth", max_depth, "do not expand states deeper than this")
       ->check(CLI::Range(1u, 1000000000u));
   check->add_option("--time", seconds, "time limit in seconds")->check(CLI::Range(0.001, 1e7));
-  check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB")
+  check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB (default: 3/4 of RAM)")
       ->check(CLI::Range(1.0, 1e7));
   check->add_option("--trace-out", trace_out,
                     "write each violation's counterexample here (-PROP is added when several)");
@@ -193,7 +193,8 @@ int main(int argc, char** argv) {
       opt.limits.max_states = max_states;
       opt.limits.max_depth = max_depth;
       opt.limits.seconds = seconds;
-      opt.limits.memory_bytes = std::uint64_t(memory_mib * 1024 * 1024);
+      opt.limits.memory_bytes = memory_mib > 0 ? std::uint64_t(memory_mib * 1024 * 1024)
+                                               : default_memory_limit();
       const CheckOutcome o = mh.check(variant, resolve_params(mh.info(), params), props, opt);
       nlohmann::json written = nlohmann::json::object();
       if (!trace_out.empty()) {
@@ -238,6 +239,7 @@ int main(int argc, char** argv) {
       opt.progress = false;
       opt.limits.seconds = seconds;
       opt.limits.max_states = max_states;
+      opt.limits.memory_bytes = default_memory_limit();
       const Params p = resolve_params(mh.info(), params);
       const CheckOutcome a = mh.check(before, p, props, opt);
       const CheckOutcome b = mh.check(after, p, props, opt);

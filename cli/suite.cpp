@@ -80,6 +80,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run)
     opt.bfs = true;
     opt.limits.seconds = seconds_per_run;
     opt.progress = false;
+    opt.limits.memory_bytes = default_memory_limit();
     const CheckOutcome o = mh.check(g.variant, resolve_params(mh.info(), params), props, opt);
     for (std::size_t i = 0; i < g.expects.size(); ++i) {
       const Expect& e = g.expects[i];

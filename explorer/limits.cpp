@@ -1,6 +1,7 @@
 #include "explorer/limits.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 
@@ -43,6 +44,12 @@ std::uint64_t peak_rss_bytes() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return std::uint64_t(ru.ru_maxrss) * 1024;
+}
+
+std::uint64_t default_memory_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return std::uint64_t(pages) * std::uint64_t(page) / 4 * 3;
 }
 
 std::string human_count(double n) {

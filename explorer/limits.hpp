@@ -28,6 +28,9 @@ struct Stats {
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss
+// The default --memory: 3/4 of physical memory, so a large search stops
+// cleanly with its statistics instead of meeting the OOM killer.
+std::uint64_t default_memory_limit();
 std::string human_count(double n);
 std::string human_bytes(double n);
 

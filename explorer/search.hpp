@@ -7,6 +7,7 @@
 // one run gives a verdict for each property.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -67,6 +68,10 @@ class Explorer {
   }
 
   SearchResult<State> run() {
+    // State ids are 32-bit: beyond that the search stops as at --max-states.
+    max_states_ = std::min<std::uint64_t>(opt_.limits.max_states ? opt_.limits.max_states
+                                                                 : StateStore::kNone,
+                                          StateStore::kNone - 1);
     start_ = Clock::now();
     last_progress_ = start_;
     StopReason stop = search();
@@ -148,7 +153,7 @@ class Explorer {
       transitions_ += succ_.size();
       bool stop_states = false;
       for (const auto& [next, h] : succ_) {
-        if (lim.max_states && store_.size() >= lim.max_states) {
+        if (store_.size() >= max_states_) {
           stop_states = true;
           break;
         }
@@ -252,6 +257,7 @@ class Explorer {
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;
   bool memory_full_ = false;
+  std::uint64_t max_states_ = 0;
   Clock::time_point start_, last_progress_;
 };
 

@@ -1,0 +1,166 @@
+// The visited-state store (explorer/state_store.hpp): ids, duplicates,
+// parents and depths across table growth and chunk boundaries.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "explorer/hash.hpp"
+#include "explorer/state_store.hpp"
+#include "model/model.hpp"
+
+using namespace blkmc;
+
+namespace {
+
+using S13 = ByteState<13>;
+
+// A distinct 13-byte state per i (the index spread over the bytes, plus
+// filler that depends on it so the states do not share long prefixes).
+S13 make13(std::uint32_t i) {
+  S13 s{};
+  std::memcpy(s.b.data(), &i, 4);
+  for (std::size_t k = 4; k < 13; ++k) s.b[k] = static_cast<std::uint8_t>((i * 31u + k * 7u) >> (k % 5));
+  return s;
+}
+
+std::uint64_t h13(const S13& s) { return hash_padded(s.b.data(), 13); }
+
+}  // namespace
+
+TEST_CASE("state store: hash_padded and hash_bytes_exact agree on zero-padded states") {
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    const S13 s = make13(i);
+    CHECK(hash_padded(s.b.data(), 13) == hash_bytes_exact(s.b.data(), 13));
+  }
+  // Different lengths of the same zero bytes hash differently.
+  const S13 z{};
+  CHECK(hash_padded(z.b.data(), 13) != hash_padded(z.b.data(), 12));
+}
+
+TEST_CASE("state store: 200k states of 13 bytes across growth, then reinserted") {
+  const std::uint32_t n = 200000;
+  StateStore store(13);
+  CHECK(store.size() == 0);
+  CHECK(store.state_bytes() == 13);
+  std::size_t fresh_count = 0;
+  bool ids_in_order = true;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const S13 s = make13(i);
+    const std::uint32_t parent = i == 0 ? StateStore::kNone : i / 2;
+    const auto [id, fresh] = store.insert(s.b.data(), h13(s), parent, i % 977);
+    fresh_count += fresh;
+    if (id != i) ids_in_order = false;
+  }
+  CHECK(fresh_count == n);
+  CHECK(ids_in_order);
+  CHECK(store.size() == n);
+
+  // Reinsert every state with other parents and depths: all found, same ids,
+  // parent and depth untouched.
+  std::size_t found = 0, same_id = 0, bytes_ok = 0, links_ok = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const S13 s = make13(i);
+    const auto [id, fresh] = store.insert(s.b.data(), h13(s), 12345, 99999);
+    found += !fresh;
+    same_id += id == i;
+    bytes_ok += std::memcmp(store.get(id), s.b.data(), 13) == 0;
+    const std::uint32_t parent = i == 0 ? StateStore::kNone : i / 2;
+    links_ok += store.parent(id) == parent && store.depth(id) == i % 977;
+  }
+  CHECK(found == n);
+  CHECK(same_id == n);
+  CHECK(bytes_ok == n);
+  CHECK(links_ok == n);
+  CHECK(store.size() == n);
+  // The store holds at least the states, parents and depths.
+  CHECK(store.memory_bytes() >= std::size_t(n) * (13 + 4 + 4));
+  CHECK(store.memory_after_insert() >= store.memory_bytes());
+
+  // And new ones still get the next ids.
+  const S13 extra = make13(n);
+  const auto [eid, efresh] = store.insert(extra.b.data(), h13(extra), 7, 8);
+  CHECK(efresh);
+  CHECK(eid == n);
+  CHECK(store.parent(eid) == 7);
+  CHECK(store.depth(eid) == 8);
+}
+
+TEST_CASE("state store: tiny initial table grows many times") {
+  StateStore store(13, 4);
+  const std::uint32_t n = 5000;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const S13 s = make13(i * 3);
+    const auto [id, fresh] = store.insert(s.b.data(), h13(s), i, i);
+    REQUIRE(fresh);
+    REQUIRE(id == i);
+    // Each insertion of an old state in between finds it again.
+    const S13 old = make13((i / 2) * 3);
+    const auto [oid, ofresh] = store.insert(old.b.data(), h13(old), 0, 0);
+    REQUIRE_FALSE(ofresh);
+    REQUIRE(oid == i / 2);
+  }
+  CHECK(store.size() == n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    REQUIRE(store.parent(i) == i);
+    REQUIRE(store.depth(i) == i);
+  }
+  // States that were never inserted are new.
+  const S13 s = make13(1);
+  CHECK(store.insert(s.b.data(), h13(s), 0, 0).second);
+}
+
+TEST_CASE("state store: colliding hashes are told apart by their bytes") {
+  StateStore store(13);
+  const std::uint32_t n = 1500;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const S13 s = make13(i);
+    const auto [id, fresh] = store.insert(s.b.data(), 0x1234567800000000ULL, 0, i);
+    REQUIRE(fresh);
+    REQUIRE(id == i);
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const S13 s = make13(i);
+    const auto [id, fresh] = store.insert(s.b.data(), 0x1234567800000000ULL, 0, 0);
+    REQUIRE_FALSE(fresh);
+    REQUIRE(id == i);
+    REQUIRE(store.depth(id) == i);
+  }
+  CHECK(store.size() == n);
+}
+
+TEST_CASE("state store: only the first state_bytes() bytes matter") {
+  StateStore store(3);
+  std::uint8_t a[8] = {1, 2, 3, 0, 0, 0, 0, 0};
+  std::uint8_t b[8] = {1, 2, 3, 9, 9, 9, 9, 9};
+  std::uint8_t c[8] = {1, 2, 4, 0, 0, 0, 0, 0};
+  const auto ra = store.insert(a, hash_bytes_exact(a, 3), StateStore::kNone, 0);
+  const auto rb = store.insert(b, hash_bytes_exact(b, 3), 0, 1);
+  const auto rc = store.insert(c, hash_bytes_exact(c, 3), 0, 1);
+  CHECK(ra.second);
+  CHECK_FALSE(rb.second);
+  CHECK(rb.first == ra.first);
+  CHECK(rc.second);
+  CHECK(rc.first == 1);
+  CHECK(store.size() == 2);
+  CHECK(store.parent(0) == StateStore::kNone);
+  CHECK(store.get(1)[2] == 4);
+}
+
+TEST_CASE("state store: relink changes parent and depth only") {
+  StateStore store(13);
+  std::vector<S13> states;
+  for (std::uint32_t i = 0; i < 10; ++i) {
+    states.push_back(make13(i));
+    store.insert(states.back().b.data(), h13(states.back()), i ? i - 1 : StateStore::kNone, i);
+  }
+  store.relink(9, 2, 3);
+  CHECK(store.parent(9) == 2);
+  CHECK(store.depth(9) == 3);
+  CHECK(std::memcmp(store.get(9), states[9].b.data(), 13) == 0);
+  const auto [id, fresh] = store.insert(states[9].b.data(), h13(states[9]), 0, 0);
+  CHECK_FALSE(fresh);
+  CHECK(id == 9);
+  CHECK(store.parent(8) == 7);
+  CHECK(store.size() == 10);
+}

@@ -1,0 +1,329 @@
+// Counterexample traces (counterexamples/trace.hpp, explorer/adapter.hpp):
+// file round trips, replay, malformed input (UsageError), traces that do not
+// fit the model (TraceMismatch), and the checked-in counterexamples.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "counterexamples/trace.hpp"
+#include "model/registry.hpp"
+
+using namespace blkmc;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+SearchOptions quiet_bfs() {
+  SearchOptions o;
+  o.bfs = true;
+  o.progress = false;
+  return o;
+}
+
+Params tparams(int ntags, int submitters, int rounds, int pool) {
+  return {{"ntags", ntags}, {"submitters", submitters}, {"rounds", rounds}, {"pool", pool}};
+}
+
+// A fresh path in the temp directory, removed when the object goes.
+struct TempFile {
+  fs::path path;
+  explicit TempFile(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("blkmc_trace_test_" + std::to_string(::getpid()) + "_" + name)) {}
+  ~TempFile() {
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
+  void write(const std::string& text) const {
+    std::ofstream out(path);
+    out << text;
+  }
+};
+
+// The v4.11 no-null-deref counterexample on the smallest configuration.
+Trace v411_trace() {
+  const ModelHandle& mh = find_model("tags");
+  const auto out = mh.check("v4.11", tparams(1, 1, 1, 0), {"no-null-deref"}, quiet_bfs());
+  REQUIRE(out.props.size() == 1);
+  REQUIRE(out.props[0].verdict == Verdict::Violated);
+  REQUIRE(out.props[0].trace.has_value());
+  return *out.props[0].trace;
+}
+
+// The null-check fn-sees-owner counterexample with two submitters.
+Trace nullcheck_trace() {
+  const ModelHandle& mh = find_model("tags");
+  const auto out = mh.check("null-check", tparams(2, 2, 1, 0), {"fn-sees-owner"}, quiet_bfs());
+  REQUIRE(out.props.size() == 1);
+  REQUIRE(out.props[0].verdict == Verdict::Violated);
+  REQUIRE(out.props[0].trace.has_value());
+  return *out.props[0].trace;
+}
+
+ReplayResult replay_json(const json& j) {
+  const Trace t = trace_from_json(j);
+  return find_model(t.model).replay(t);
+}
+
+}  // namespace
+
+TEST_CASE("trace: a check's counterexample has the expected shape") {
+  const Trace t = v411_trace();
+  CHECK(t.model == "tags");
+  CHECK(t.variant == "v4.11");
+  CHECK(t.property == "no-null-deref");
+  CHECK(t.search == "bfs");
+  CHECK(t.params == tparams(1, 1, 1, 0));
+  REQUIRE(t.steps.size() == 2);
+  CHECK(t.steps[0].actor == 0);
+  CHECK(t.steps[0].actor_name == "submitter 0");
+  CHECK(t.steps[0].action == "alloc");
+  CHECK(t.steps[0].arg == 0);
+  CHECK(t.steps[1].actor == 1);
+  CHECK(t.steps[1].actor_name == "iterator");
+  CHECK(t.steps[1].action == "visit");
+  CHECK(t.steps[1].text.find("NULL pointer dereference") != std::string::npos);
+  CHECK(t.steps[1].state["iterator"]["oops"] == true);
+  CHECK(t.initial["iterator"]["oops"] == false);
+}
+
+TEST_CASE("trace: write, read back, replay") {
+  for (const Trace& t : {v411_trace(), nullcheck_trace()}) {
+    TempFile f("roundtrip_" + t.variant + ".json");
+    write_trace_file(t, f.path.string());
+    const Trace r = read_trace_file(f.path.string());
+    CHECK(r.model == t.model);
+    CHECK(r.variant == t.variant);
+    CHECK(r.property == t.property);
+    CHECK(r.search == t.search);
+    CHECK(r.params == t.params);
+    CHECK(r.initial == t.initial);
+    REQUIRE(r.steps.size() == t.steps.size());
+    for (std::size_t i = 0; i < t.steps.size(); ++i) {
+      CHECK(r.steps[i].actor == t.steps[i].actor);
+      CHECK(r.steps[i].actor_name == t.steps[i].actor_name);
+      CHECK(r.steps[i].action == t.steps[i].action);
+      CHECK(r.steps[i].arg == t.steps[i].arg);
+      CHECK(r.steps[i].text == t.steps[i].text);
+      CHECK(r.steps[i].state == t.steps[i].state);
+    }
+    CHECK(trace_to_json(r) == trace_to_json(t));
+    const ReplayResult rr = find_model(r.model).replay(r);
+    CHECK(rr.reproduced);
+    // Two story lines per step.
+    CHECK(rr.story.size() == 2 * t.steps.size());
+  }
+}
+
+TEST_CASE("trace: hand-written traces without states replay") {
+  Trace t = v411_trace();
+  t.initial = json();
+  for (auto& s : t.steps) {
+    s.state = json();
+    s.text.clear();
+    s.actor_name.clear();
+  }
+  CHECK(find_model("tags").replay(t).reproduced);
+  json j = trace_to_json(t);
+  j.erase("initial");
+  j.erase("search");
+  for (auto& s : j["steps"]) {
+    s.erase("state");
+    s.erase("text");
+    s.erase("actor_name");
+    s.erase("i");
+  }
+  j["steps"][1].erase("arg");  // arg defaults to 0 (the iterator visits tag 0)
+  CHECK(replay_json(j).reproduced);
+}
+
+TEST_CASE("trace: a valid path that does not end in a violation is not reproduced") {
+  Trace t = v411_trace();
+  t.steps.pop_back();
+  CHECK_FALSE(find_model("tags").replay(t).reproduced);
+  t.steps.clear();
+  CHECK_FALSE(find_model("tags").replay(t).reproduced);
+  // A deadlock claim: the tags model never deadlocks, so no path reproduces it.
+  Trace d = v411_trace();
+  d.property = "deadlock";
+  CHECK_FALSE(find_model("tags").replay(d).reproduced);
+  // Another property on the same path: the oops is not a stale fn call.
+  Trace f = v411_trace();
+  f.property = "fn-sees-owner";
+  CHECK_FALSE(find_model("tags").replay(f).reproduced);
+}
+
+TEST_CASE("trace: malformed files and JSON give UsageError") {
+  TempFile f("malformed.json");
+  f.write("{ this is not json");
+  CHECK_THROWS_AS(read_trace_file(f.path.string()), UsageError);
+  f.write("");
+  CHECK_THROWS_AS(read_trace_file(f.path.string()), UsageError);
+  f.write("[1, 2, 3]");
+  CHECK_THROWS_AS(read_trace_file(f.path.string()), UsageError);
+  CHECK_THROWS_AS(read_trace_file("/nonexistent/dir/trace.json"), UsageError);
+  CHECK_THROWS_AS(write_trace_file(v411_trace(), "/nonexistent/dir/trace.json"), UsageError);
+
+  const json good = trace_to_json(v411_trace());
+  REQUIRE_NOTHROW(trace_from_json(good));
+  auto bad = [&](auto edit) {
+    json j = good;
+    edit(j);
+    return j;
+  };
+  const std::vector<json> cases = {
+      json(42),
+      json("a string"),
+      json::array(),
+      json(nullptr),
+      bad([](json& j) { j.erase("format"); }),
+      bad([](json& j) { j["format"] = "blkmc-trace-2"; }),
+      bad([](json& j) { j["format"] = 1; }),
+      bad([](json& j) { j.erase("model"); }),
+      bad([](json& j) { j.erase("variant"); }),
+      bad([](json& j) { j.erase("property"); }),
+      bad([](json& j) { j["model"] = 7; }),
+      bad([](json& j) { j["variant"] = json::array(); }),
+      bad([](json& j) { j["property"] = nullptr; }),
+      bad([](json& j) { j["search"] = 3; }),
+      bad([](json& j) { j["params"] = json::array({1, 2}); }),
+      bad([](json& j) { j["params"] = "ntags=1"; }),
+      bad([](json& j) { j["params"]["ntags"] = "1"; }),
+      bad([](json& j) { j["params"]["ntags"] = 1.5; }),
+      bad([](json& j) { j["params"]["ntags"] = true; }),
+      bad([](json& j) { j["params"]["ntags"] = 1000000000; }),
+      bad([](json& j) { j["params"]["ntags"] = -99999999999LL; }),
+      bad([](json& j) { j["params"]["ntags"] = 18446744073709551615ULL; }),
+      bad([](json& j) { j.erase("steps"); }),
+      bad([](json& j) { j["steps"] = json::object(); }),
+      bad([](json& j) { j["steps"] = "alloc"; }),
+      bad([](json& j) { j["steps"][0].erase("actor"); }),
+      bad([](json& j) { j["steps"][0].erase("action"); }),
+      bad([](json& j) { j["steps"][0]["actor"] = "0"; }),
+      bad([](json& j) { j["steps"][0]["action"] = 1; }),
+      bad([](json& j) { j["steps"][0]["arg"] = "0"; }),
+      bad([](json& j) { j["steps"][0]["arg"] = nullptr; }),
+      bad([](json& j) { j["steps"][0]["text"] = 5; }),
+      bad([](json& j) { j["steps"][0]["actor_name"] = 5; }),
+      bad([](json& j) { j["steps"][1] = 17; }),
+      bad([](json& j) { j["steps"][1] = json::array(); }),
+  };
+  int i = 0;
+  for (const json& j : cases) {
+    INFO("case " << i++ << ": " << j.dump().substr(0, 200));
+    CHECK_THROWS_AS(trace_from_json(j), UsageError);
+  }
+  // The same through a file.
+  f.write(bad([](json& j) { j.erase("steps"); }).dump());
+  CHECK_THROWS_AS(read_trace_file(f.path.string()), UsageError);
+}
+
+TEST_CASE("trace: unknown names and absurd parameters give UsageError") {
+  CHECK_THROWS_AS(find_model("no-such-model"), UsageError);
+  CHECK_THROWS_AS(find_model(""), UsageError);
+  const json good = trace_to_json(v411_trace());
+  auto bad = [&](auto edit) {
+    json j = good;
+    edit(j);
+    return j;
+  };
+  const std::vector<json> cases = {
+      bad([](json& j) { j["model"] = "no-such-model"; }),
+      bad([](json& j) { j["variant"] = "v9.99"; }),
+      bad([](json& j) { j["variant"] = ""; }),
+      bad([](json& j) { j["property"] = "no-such-property"; }),
+      bad([](json& j) { j["params"]["colour"] = 3; }),
+      bad([](json& j) { j["params"]["ntags"] = 0; }),
+      bad([](json& j) { j["params"]["ntags"] = 17; }),
+      bad([](json& j) { j["params"]["ntags"] = 1000000; }),
+      bad([](json& j) { j["params"]["ntags"] = -1000000; }),
+      bad([](json& j) { j["params"]["submitters"] = 9; }),
+      bad([](json& j) { j["params"]["rounds"] = 0; }),
+      bad([](json& j) { j["params"]["pool"] = -1; }),
+      bad([](json& j) { j["params"]["pool"] = 9; }),
+  };
+  int i = 0;
+  for (const json& j : cases) {
+    INFO("case " << i++ << ": " << j.dump().substr(0, 300));
+    CHECK_THROWS_AS(replay_json(j), UsageError);
+  }
+  // check() validates its names and ranges too.
+  const ModelHandle& mh = find_model("tags");
+  CHECK_THROWS_AS(mh.check("v4.11", tparams(1, 1, 1, 0), {"nope"}, quiet_bfs()), UsageError);
+  CHECK_THROWS_AS(mh.check("nope", tparams(1, 1, 1, 0), {}, quiet_bfs()), UsageError);
+  CHECK_THROWS_AS(mh.check("v4.11", tparams(99, 1, 1, 0), {}, quiet_bfs()), UsageError);
+  CHECK_THROWS_AS(mh.check("v4.11", {{"bogus", 1}}, {}, quiet_bfs()), UsageError);
+}
+
+TEST_CASE("trace: traces that do not fit the model give TraceMismatch") {
+  const json good = trace_to_json(nullcheck_trace());
+  REQUIRE(good["steps"].size() >= 3);
+  REQUIRE(replay_json(good).reproduced);
+  auto bad = [&](auto edit) {
+    json j = good;
+    edit(j);
+    return j;
+  };
+  const std::vector<json> cases = {
+      // Steps that are not enabled.
+      bad([](json& j) { j["steps"][0]["actor"] = 5; }),
+      bad([](json& j) { j["steps"][0]["actor"] = -1; }),
+      bad([](json& j) { j["steps"][0]["actor"] = 256; }),
+      bad([](json& j) { j["steps"][0]["arg"] = 7; }),
+      bad([](json& j) { j["steps"][0]["arg"] = 300; }),
+      bad([](json& j) { j["steps"][0]["arg"] = -3; }),
+      bad([](json& j) { j["steps"][0]["action"] = "free"; }),
+      bad([](json& j) { j["steps"][0]["action"] = "teleport"; }),
+      bad([](json& j) { j["steps"][0]["action"] = ""; }),
+      bad([](json& j) { j["steps"].insert(j["steps"].begin(), j["steps"][0]); }),  // twice
+      bad([](json& j) { j["steps"].erase(j["steps"].begin()); }),                  // skipped
+      bad([](json& j) { std::swap(j["steps"][0], j["steps"][1]); }),
+      // Edited recorded states.
+      bad([](json& j) { j["steps"][0]["state"]["tags"][0]["bit"] = 0; }),
+      bad([](json& j) { j["steps"][1]["state"]["iterator"]["count"] = 3; }),
+      bad([](json& j) { j["steps"].back()["state"]["iterator"]["stale_fn"] = false; }),
+      bad([](json& j) { j["steps"][0]["state"] = json::object(); }),
+      bad([](json& j) { j["steps"][0]["state"] = 1; }),
+      bad([](json& j) { j["initial"]["tags"][1]["rqs"] = 1; }),
+      bad([](json& j) { j["initial"] = json::array(); }),
+  };
+  int i = 0;
+  for (const json& j : cases) {
+    INFO("case " << i++ << ": " << j.dump().substr(0, 300));
+    CHECK_THROWS_AS(replay_json(j), TraceMismatch);
+  }
+  // Replaying a trace in another variant with the same path: the recorded
+  // stale-fn state still fits null-check only... v4.11 gives the same states.
+  json other = good;
+  other["variant"] = "v4.11";
+  CHECK(replay_json(other).reproduced);
+  other["variant"] = "refcount";  // refcount skips the dead stale request
+  CHECK_THROWS_AS(replay_json(other), TraceMismatch);
+}
+
+TEST_CASE("trace: checked-in counterexamples replay and reproduce") {
+  const fs::path dir = fs::path(BLKMC_SOURCE_DIR) / "counterexamples";
+  int n = 0;
+  if (fs::is_directory(dir)) {
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+      ++n;
+      INFO("trace " << e.path().string());
+      Trace t;
+      REQUIRE_NOTHROW(t = read_trace_file(e.path().string()));
+      ReplayResult r;
+      REQUIRE_NOTHROW(r = find_model(t.model).replay(t));
+      CHECK(r.reproduced);
+      CHECK(r.story.size() == 2 * t.steps.size());
+      // And they survive a round trip through the JSON form.
+      CHECK(find_model(t.model).replay(trace_from_json(trace_to_json(t))).reproduced);
+    }
+  }
+  MESSAGE(n << " checked-in counterexample(s) replayed");
+}
