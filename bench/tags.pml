@@ -309,7 +309,9 @@ inline bt_iter()
 #if VARIANT == REFCOUNT
 			call = (h != NONE)
 #else
-			call = (h != NONE && tag[h] == pos)	/* rq->tag == bitnr */
+			/* rq->tag == bitnr; rq->tag is BLK_MQ_NO_TAG (-1)
+			   until the holder's blk_mq_get_tag() (pc ALLOC) */
+			call = (h != NONE && pc[h] != ALLOC && tag[h] == pos)
 #endif
 		:: else
 		fi

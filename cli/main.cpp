@@ -260,6 +260,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "blkmc: out of memory (use --memory to stop cleanly before this)\n";
     return kExitIncomplete;
+  } catch (const std::exception& e) {
+    std::cerr << "blkmc: error: " << e.what() << '\n';
+    return kExitUsage;
   }
   return kExitUsage;
 }

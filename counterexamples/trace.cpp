@@ -27,51 +27,68 @@ json trace_to_json(const Trace& t) {
 
 namespace {
 
-template <class T>
-T field(const json& j, const char* key, const std::string& where) {
+const json& member(const json& j, const char* key, const std::string& where) {
   if (!j.is_object() || !j.contains(key))
     throw UsageError(fmt::format("malformed trace: {} has no '{}'", where, key));
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw UsageError(fmt::format("malformed trace: {}.{} has the wrong type", where, key));
-  }
+  return j.at(key);
+}
+
+std::string str_field(const json& j, const char* key, const std::string& where) {
+  const json& v = member(j, key, where);
+  if (!v.is_string())
+    throw UsageError(fmt::format("malformed trace: {}.{} is not a string", where, key));
+  return v.get<std::string>();
+}
+
+// Optional string: absent is "", present must be a string.
+std::string opt_str_field(const json& j, const char* key, const std::string& where) {
+  return j.is_object() && j.contains(key) ? str_field(j, key, where) : std::string();
+}
+
+// Integers only (no fractions, no floats), within [lo, hi].
+int int_field(const json& j, const char* key, const std::string& where, long long lo,
+              long long hi) {
+  const json& v = member(j, key, where);
+  if (!v.is_number_integer())
+    throw UsageError(fmt::format("malformed trace: {}.{} is not an integer", where, key));
+  const bool neg = v.is_number_unsigned() ? false : v.get<long long>() < 0;
+  if (!neg && v.get<unsigned long long>() > static_cast<unsigned long long>(hi))
+    throw UsageError(fmt::format("malformed trace: {}.{} = {} is out of range", where, key, v.dump()));
+  if (neg && v.get<long long>() < lo)
+    throw UsageError(fmt::format("malformed trace: {}.{} = {} is out of range", where, key, v.dump()));
+  return int(v.get<long long>());
 }
 
 }  // namespace
 
 Trace trace_from_json(const json& j) {
   if (!j.is_object()) throw UsageError("malformed trace: not a JSON object");
-  if (j.value("format", std::string()) != "blkmc-trace-1")
+  if (opt_str_field(j, "format", "trace") != "blkmc-trace-1")
     throw UsageError("malformed trace: 'format' is not blkmc-trace-1");
   Trace t;
-  t.model = field<std::string>(j, "model", "trace");
-  t.variant = field<std::string>(j, "variant", "trace");
-  t.property = field<std::string>(j, "property", "trace");
-  t.search = j.value("search", std::string());
-  const json& params = j.contains("params") ? j.at("params") : json::object();
-  if (!params.is_object()) throw UsageError("malformed trace: 'params' is not an object");
-  for (const auto& [k, v] : params.items()) {
-    if (!v.is_number_integer())
-      throw UsageError(fmt::format("malformed trace: parameter {} is not an integer", k));
-    const auto x = v.get<long long>();
-    if (x < -1000000 || x > 1000000)
-      throw UsageError(fmt::format("malformed trace: parameter {} = {} is absurd", k, x));
-    t.params[k] = int(x);
+  t.model = str_field(j, "model", "trace");
+  t.variant = str_field(j, "variant", "trace");
+  t.property = str_field(j, "property", "trace");
+  t.search = opt_str_field(j, "search", "trace");
+  if (j.contains("params")) {
+    const json& params = j.at("params");
+    if (!params.is_object()) throw UsageError("malformed trace: 'params' is not an object");
+    for (const auto& [k, v] : params.items())
+      t.params[k] = int_field(params, k.c_str(), "params", -1000000, 1000000);
   }
-  t.initial = j.value("initial", json());
+  t.initial = j.contains("initial") ? j.at("initial") : json();
   if (!j.contains("steps") || !j.at("steps").is_array())
     throw UsageError("malformed trace: 'steps' is missing or not an array");
   int i = 0;
   for (const auto& s : j.at("steps")) {
     const std::string where = fmt::format("step {}", ++i);
     TraceStep st;
-    st.actor = field<int>(s, "actor", where);
-    st.action = field<std::string>(s, "action", where);
-    st.arg = s.contains("arg") ? field<int>(s, "arg", where) : 0;
-    st.actor_name = s.value("actor_name", std::string());
-    st.text = s.value("text", std::string());
-    st.state = s.value("state", json());
+    st.actor = int_field(s, "actor", where, 0, 255);
+    st.action = str_field(s, "action", where);
+    st.arg = s.contains("arg") ? int_field(s, "arg", where, 0, 255) : 0;
+    st.actor_name = opt_str_field(s, "actor_name", where);
+    st.text = opt_str_field(s, "text", where);
+    st.state = s.contains("state") ? s.at("state") : json();
     t.steps.push_back(std::move(st));
   }
   return t;

@@ -61,7 +61,7 @@ class Explorer {
     if (opt_.props.empty())
       for (std::size_t i = 0; i < pinfo.size(); ++i) opt_.props.push_back(int(i));
     for (int p : opt_.props) {
-      if (pinfo[p].kind == PropKind::Deadlock) deadlock_slot_ = int(slots_.size());
+      if (pinfo[p].kind == PropKind::Deadlock) deadlock_slots_.push_back(int(slots_.size()));
       else invariant_slots_.push_back(int(slots_.size()));
       slots_.push_back({p, StateStore::kNone});
     }
@@ -137,8 +137,11 @@ class Explorer {
       std::memcpy(cur.b.data(), store_.get(cid), m_.state_bytes());
       const std::uint32_t d = store_.depth(cid);
       if (lim.max_depth && d >= lim.max_depth) {
+        // Truncated only if a successor has not been reached another way.
         bool any = false;
-        m_.for_each_successor(cur, [&](const Step&, const State&) { any = true; });
+        m_.for_each_successor(cur, [&](const Step&, const State& next) {
+          any = any || !store_.contains(next.b.data(), hash_padded(next.b.data(), m_.state_bytes()));
+        });
         if (any) {
           truncated = true;
           continue;
@@ -153,23 +156,25 @@ class Explorer {
       transitions_ += succ_.size();
       bool stop_states = false;
       for (const auto& [next, h] : succ_) {
-        if (store_.size() >= max_states_) {
-          stop_states = true;
-          break;
-        }
-        if (lim.memory_bytes && store_.memory_after_insert() > lim.memory_bytes) {
-          memory_full_ = true;
+        // At a limit, states already stored still count as explored.
+        const bool at_states = store_.size() >= max_states_;
+        const bool at_memory =
+            lim.memory_bytes && store_.memory_after_insert() > lim.memory_bytes;
+        if ((at_states || at_memory) && !store_.contains(next.b.data(), h)) {
+          memory_full_ = !at_states;
           stop_states = true;
           break;
         }
         std::uint32_t nid;
         if (visit(next, h, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
       }
-      if (succ_.empty() && deadlock_slot_ >= 0 && !m_.finished(cur)) {
-        Slot& sl = slots_[deadlock_slot_];
-        if (sl.violating == StateStore::kNone) {
-          sl.violating = cid;
-          ++violated_;
+      if (succ_.empty() && !deadlock_slots_.empty() && !m_.finished(cur)) {
+        for (int k : deadlock_slots_) {
+          Slot& sl = slots_[k];
+          if (sl.violating == StateStore::kNone) {
+            sl.violating = cid;
+            ++violated_;
+          }
         }
       }
       if (all_violated()) return StopReason::AllViolated;
@@ -252,7 +257,7 @@ class Explorer {
   StateStore store_;
   std::vector<Slot> slots_;
   std::vector<int> invariant_slots_;
-  int deadlock_slot_ = -1;
+  std::vector<int> deadlock_slots_;
   std::size_t violated_ = 0;
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;

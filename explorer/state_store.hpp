@@ -53,6 +53,17 @@ class StateStore {
     __builtin_prefetch(&slots_[std::uint32_t(hash >> 32) & mask_]);
   }
 
+  bool contains(const std::uint8_t* s, std::uint64_t hash) const {
+    const std::uint32_t tag = std::uint32_t(hash >> 32);
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
+      const std::uint64_t slot = slots_[i];
+      if (slot == 0) return false;
+      if (std::uint32_t(slot >> 32) == tag &&
+          std::memcmp(get(std::uint32_t(slot) - 1), s, len_) == 0)
+        return true;
+    }
+  }
+
   // hash must be hash_padded/hash_bytes_exact of the len_ bytes at s.
   // Returns the id and whether the state was new.
   std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t hash,

@@ -258,7 +258,7 @@ TEST_CASE("explorer: an invariant violated at BFS depth k") {
   }
 }
 
-TEST_CASE("explorer: only the selected property; all violated stops early") {
+TEST_CASE("explorer: only the selected property, and all violated stops early") {
   const Counters m(50, 3);
   SearchOptions o = opts(true);
   o.props = {0};
@@ -325,7 +325,7 @@ TEST_CASE("explorer: ordered locking has no deadlock") {
   }
 }
 
-TEST_CASE("explorer: deadlock on a side branch; finished terminal states are not deadlocks") {
+TEST_CASE("explorer: deadlock on a side branch, finished terminal states are not deadlocks") {
   for (int d : {0, 4, 9}) {
     const Chain m(10, d);
     const auto r = explore(m, opts(true));
@@ -518,4 +518,66 @@ TEST_CASE("explorer: TagsModel ntags=1 submitters=1 rounds=1 pool=1 by hand") {
     CHECK(r.stats.max_depth == 7);
     CHECK(outcome(r, TagsModel::FnSeesOwner).verdict == Verdict::Holds);
   }
+}
+TEST_CASE("explorer: time, memory and interrupt limits stop with Incomplete verdicts") {
+  const Counters m(120, 1000);  // 14400 states: more than 256 expansions
+  {
+    SearchOptions o = opts(true);
+    o.limits.seconds = 1e-9;
+    const auto r = explore(m, o);
+    CHECK(r.stop == StopReason::Time);
+    CHECK(r.stats.states < 14400);
+    CHECK(outcome(r, 0).verdict == Verdict::Incomplete);
+    CHECK(outcome(r, 1).verdict == Verdict::Incomplete);
+  }
+  {
+    SearchOptions o = opts(false);
+    o.limits.memory_bytes = 1;  // the empty store is already bigger
+    const auto r = explore(m, o);
+    CHECK(r.stop == StopReason::Memory);
+    CHECK(r.stats.states == 1);
+    CHECK(outcome(r, 1).verdict == Verdict::Incomplete);
+  }
+  {
+    g_interrupted = 1;
+    const auto r = explore(m, opts(true));
+    g_interrupted = 0;
+    CHECK(r.stop == StopReason::Interrupted);
+    CHECK(r.stats.states < 14400);
+    CHECK(outcome(r, 1).verdict == Verdict::Incomplete);
+  }
+  // Generous limits change nothing.
+  SearchOptions o = opts(true);
+  o.limits.seconds = 1e6;
+  o.limits.memory_bytes = std::uint64_t(1) << 34;
+  const auto r = explore(m, o);
+  CHECK(r.stop == StopReason::Complete);
+  CHECK(r.stats.states == 14400);
+}
+
+// Regression: the max_states check used to run before the successor was
+// looked up, so a space of exactly max_states states ended Incomplete.
+TEST_CASE("explorer: max_states equal to the state count completes") {
+  const Counters m(10, 1000);
+  for (bool bfs : {true, false}) {
+    SearchOptions o = opts(bfs);
+    o.limits.max_states = 100;
+    const auto r = explore(m, o);
+    INFO("bfs=" << bfs);
+    CHECK(r.stats.states == 100);
+    CHECK(r.stop == StopReason::Complete);
+    CHECK(outcome(r, 1).verdict == Verdict::Holds);
+  }
+}
+
+// Regression: selecting the deadlock property twice used to give Holds for
+// the first selection and Violated for the second.
+TEST_CASE("explorer: a property selected twice gets one verdict") {
+  const Locks m(false);
+  SearchOptions o = opts(true);
+  o.props = {0, 0};
+  const auto r = explore(m, o);
+  REQUIRE(r.props.size() == 2);
+  CHECK(r.props[0].verdict == Verdict::Violated);
+  CHECK(r.props[1].verdict == Verdict::Violated);
 }

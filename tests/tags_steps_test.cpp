@@ -355,7 +355,7 @@ TEST_CASE("tags: null-check calls fn on a stale request") {
   }
 }
 
-TEST_CASE("tags: refcount calls fn on a live object through a stale slot; tag-match skips it") {
+TEST_CASE("tags: refcount calls fn on a live object through a stale slot, tag-match skips it") {
   // pool = 2, one tag. Submitter 0 runs object 1 on tag 0 and frees it (rqs[0]
   // stays 1); submitter 1 takes object 1 again (live, no tag yet); submitter 0
   // takes object 2 and allocates tag 0: bit set, owner 2, rqs[0] = 1.

@@ -1,0 +1,399 @@
+// RapidCheck properties: random walks of TagsModel, traces of random paths,
+// and the explorer's state counts against brute-force reachability.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "explorer/adapter.hpp"
+#include "explorer/search.hpp"
+#include "model/registry.hpp"
+#include "model/tags.hpp"
+
+using namespace blkmc;
+
+namespace {
+
+using TState = TagsModel::State;
+
+struct TagParams {
+  int variant, ntags, submitters, rounds, pool;
+  Params params() const {
+    return {{"ntags", ntags}, {"submitters", submitters}, {"rounds", rounds}, {"pool", pool}};
+  }
+};
+
+// A uniform value in [lo, hi). rc::gen::inRange scales its range with the
+// test's size (size 0 gives only lo), which would bias the walks towards the
+// first successor; resizing to the nominal size keeps it uniform.
+template <class T>
+T pick(T lo, T hi) {
+  return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi));
+}
+
+// Draws parameters in small ranges (upper bounds inclusive).
+TagParams gen_params(int variant, int max_tags, int max_sub, int max_rounds, int max_pool) {
+  TagParams p;
+  p.variant = variant;
+  p.ntags = pick(1, max_tags + 1);
+  p.submitters = pick(1, max_sub + 1);
+  p.rounds = pick(1, max_rounds + 1);
+  p.pool = pick(0, max_pool + 1);
+  return p;
+}
+
+std::vector<std::pair<Step, TState>> successors(const TagsModel& m, const TState& s) {
+  std::vector<std::pair<Step, TState>> out;
+  m.for_each_successor(s, [&](const Step& st, const TState& n) { out.emplace_back(st, n); });
+  return out;
+}
+
+// A random path from the initial state: at most max_len steps, or until no
+// step is enabled. Each step is a random choice among the successors; a walk
+// may also draw a lazy iterator (it then moves with probability 1/4 or 1/16
+// while a submitter can move), so that walks also reach the late races
+// (tags freed and allocated again before the walk gets there).
+Counterexample<TState> random_path(const TagsModel& m, std::size_t max_len) {
+  const int lazy = pick(0, 3);
+  Counterexample<TState> cx;
+  cx.states.push_back(m.initial());
+  while (cx.steps.size() < max_len) {
+    const auto succ = successors(m, cx.states.back());
+    if (succ.empty()) break;
+    std::vector<std::size_t> subs;
+    for (std::size_t i = 0; i < succ.size(); ++i)
+      if (succ[i].first.actor != m.iterator_actor()) subs.push_back(i);
+    std::size_t k;
+    if (lazy && !subs.empty() && subs.size() < succ.size() && pick(0, 1 << (2 * lazy)) != 0)
+      k = subs[pick<std::size_t>(0, subs.size())];
+    else
+      k = pick<std::size_t>(0, succ.size());
+    cx.steps.push_back(succ[k].first);
+    cx.states.push_back(succ[k].second);
+  }
+  return cx;
+}
+
+// Every walk ends: submitters take <= 6 steps per round, the iterator ntags.
+std::size_t walk_bound(const TagParams& p) {
+  return std::size_t(p.submitters * p.rounds * 6 + p.ntags + 1);
+}
+
+bool state_eq(const TagsModel& m, const TState& a, const TState& b) {
+  return std::memcmp(a.b.data(), b.b.data(), m.state_bytes()) == 0;
+}
+
+// Orders byte strings (all of one length here). std::less on vectors of
+// bytes trips a GCC 12 -Wstringop-overread false positive.
+struct BytesLess {
+  bool operator()(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) const {
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return a[i] < b[i];
+    return false;
+  }
+};
+
+std::size_t brute_force_tags(const TagsModel& m) {
+  std::set<std::vector<std::uint8_t>, BytesLess> seen;
+  std::deque<TState> queue;
+  auto key = [&](const TState& s) {
+    return std::vector<std::uint8_t>(s.b.begin(), s.b.begin() + long(m.state_bytes()));
+  };
+  const TState init = m.initial();
+  seen.insert(key(init));
+  queue.push_back(init);
+  while (!queue.empty()) {
+    const TState s = queue.front();
+    queue.pop_front();
+    m.for_each_successor(s, [&](const Step&, const TState& n) {
+      if (seen.insert(key(n)).second) queue.push_back(n);
+    });
+  }
+  return seen.size();
+}
+
+SearchOptions quiet(bool bfs) {
+  SearchOptions o;
+  o.bfs = bfs;
+  o.progress = false;
+  return o;
+}
+
+// A random finite transition system over abstract states 0..n-1 (state byte
+// 0), with random successor lists, a random 'finished' subset and a random
+// 'bad' subset for an invariant.
+struct RandomGraph {
+  using State = ByteState<1>;
+  std::vector<std::vector<int>> succ;
+  std::vector<bool> fin, bad;
+  int init = 0;
+
+  static const ModelInfo& static_info() {
+    static const ModelInfo info{"random-graph",
+                                "a random transition system",
+                                {},
+                                {{"only", "-", "-", "-"}},
+                                {{"not-bad", PropKind::Invariant, "no bad state"},
+                                 {"deadlock", PropKind::Deadlock, "no deadlock"}},
+                                {"go"}};
+    return info;
+  }
+  const ModelInfo& info() const { return static_info(); }
+  std::size_t state_bytes() const { return 1; }
+  State initial() const {
+    State s{};
+    s.b[0] = std::uint8_t(init);
+    return s;
+  }
+  template <class F>
+  void for_each_successor(const State& s, F&& emit) const {
+    const auto& out = succ[s.b[0]];
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      State n{};
+      n.b[0] = std::uint8_t(out[k]);
+      emit(Step{0, 0, std::uint8_t(k)}, n);
+    }
+  }
+  bool apply(const State& s, const Step& st, State& next) const {
+    const auto& out = succ[s.b[0]];
+    if (st.actor != 0 || st.action != 0 || std::size_t(st.arg) >= out.size()) return false;
+    next = State{};
+    next.b[0] = std::uint8_t(out[st.arg]);
+    return true;
+  }
+  bool finished(const State& s) const { return fin[s.b[0]]; }
+  bool violates(int prop, const State& s) const { return prop == 0 && bad[s.b[0]]; }
+  std::string describe(const State&, const Step& st) const {
+    return fmt::format("edge {}", int(st.arg));
+  }
+  std::string actor_name(int) const { return "walker"; }
+  Footprint footprint(const State&, const Step&) const {
+    Footprint f;
+    f.reads.set(0);
+    f.writes.set(0);
+    return f;
+  }
+  nlohmann::json state_json(const State& s) const { return {{"node", s.b[0]}}; }
+  std::string summary(const State& s) const { return fmt::format("node {}", s.b[0]); }
+};
+
+RandomGraph gen_graph() {
+  RandomGraph g;
+  const int n = pick(1, 41);
+  g.succ.resize(std::size_t(n));
+  for (auto& out : g.succ) {
+    const int deg = pick(0, 5);
+    for (int k = 0; k < deg; ++k) out.push_back(pick(0, n));
+  }
+  for (int i = 0; i < n; ++i) {
+    g.fin.push_back(pick(0, 4) == 0);
+    g.bad.push_back(pick(0, 8) == 0);
+  }
+  g.init = pick(0, n);
+  return g;
+}
+
+template <class R>
+const auto& outcome(const R& r, int prop) {
+  for (const auto& p : r.props)
+    if (p.prop == prop) return p;
+  RC_FAIL("property missing from the search result");
+  return r.props.front();
+}
+
+}  // namespace
+
+TEST_CASE("properties: random walks in tag-match never violate its properties") {
+  // Ten walks per test case (walks are cheap, and the races need luck).
+  CHECK(rc::check("tag-match walks: no NULL deref, fn sees the owner, no deadlock", [] {
+    for (int walk = 0; walk < 10; ++walk) {
+      const TagParams p = gen_params(TagsModel::TagMatch, 3, 3, 3, 2);
+      const TagsModel m(p.variant, p.params());
+      const auto cx = random_path(m, walk_bound(p));
+      for (const TState& s : cx.states) {
+        RC_ASSERT_FALSE(m.violates(TagsModel::NoNullDeref, s));
+        RC_ASSERT_FALSE(m.violates(TagsModel::FnSeesOwner, s));
+      }
+      // The walk ran to the end: no step is enabled, and that is only allowed
+      // when everything has finished (no deadlock).
+      RC_ASSERT(cx.steps.size() < walk_bound(p));
+      RC_ASSERT(successors(m, cx.states.back()).empty());
+      RC_ASSERT(m.finished(cx.states.back()));
+      // Each submitter ran every round: 5 steps per round plus GET with a pool.
+      const std::size_t per_round = p.pool ? 6 : 5;
+      RC_ASSERT(cx.steps.size() == std::size_t(p.submitters * p.rounds) * per_round +
+                                       std::size_t(p.ntags));
+    }
+  }));
+}
+
+TEST_CASE("properties: random walks in refcount with pool=0 keep fn on the owner") {
+  CHECK(rc::check("refcount pool=0 walks: fn sees the owner, no NULL deref", [] {
+    for (int walk = 0; walk < 10; ++walk) {
+      const TagParams p = gen_params(TagsModel::Refcount, 3, 3, 3, 0);
+      const TagsModel m(p.variant, p.params());
+      const auto cx = random_path(m, walk_bound(p));
+      for (const TState& s : cx.states) {
+        RC_ASSERT_FALSE(m.violates(TagsModel::FnSeesOwner, s));
+        RC_ASSERT_FALSE(m.violates(TagsModel::NoNullDeref, s));
+      }
+      RC_ASSERT(m.finished(cx.states.back()));
+    }
+  }));
+}
+
+TEST_CASE("properties: random paths become traces that replay to the same state") {
+  CHECK(rc::check("make_trace + replay_in + JSON round trip end in the walk's state", [] {
+    const int variant = pick(0, 4);
+    const TagParams p = gen_params(variant, 3, 3, 2, 2);
+    const TagsModel m(p.variant, p.params());
+    const auto& info = m.info();
+    const auto max_len = pick<std::size_t>(0, walk_bound(p) + 1);
+    const auto cx = random_path(m, max_len);
+    const int prop = pick(0, int(info.props.size()));
+    const Trace t = make_trace(m, info.variants[std::size_t(p.variant)].name, p.params(),
+                               info.props[std::size_t(prop)].name, "random", cx);
+    RC_ASSERT(t.steps.size() == cx.steps.size());
+    const TState& last = cx.states.back();
+    const nlohmann::json last_json = m.state_json(last);
+    RC_ASSERT((t.steps.empty() ? t.initial : t.steps.back().state) == last_json);
+
+    // Replays without a mismatch, and reproduces exactly when the final state
+    // violates the property.
+    const bool expect = info.props[std::size_t(prop)].kind == PropKind::Deadlock
+                            ? successors(m, last).empty() && !m.finished(last)
+                            : m.violates(prop, last);
+    const ReplayResult r = replay_in(m, prop, t);
+    RC_ASSERT(r.reproduced == expect);
+    RC_ASSERT(r.story.size() == 2 * t.steps.size());
+
+    // Re-execute the trace's steps by name: the same final state.
+    auto rerun = [&](const Trace& tr) {
+      TState s = m.initial(), next{};
+      for (const TraceStep& ts : tr.steps) {
+        int action = -1;
+        for (std::size_t a = 0; a < info.actions.size(); ++a)
+          if (info.actions[a] == ts.action) action = int(a);
+        RC_ASSERT(action >= 0);
+        const Step st{std::uint8_t(ts.actor), std::uint8_t(action), std::uint8_t(ts.arg)};
+        RC_ASSERT(m.apply(s, st, next));
+        s = next;
+      }
+      return s;
+    };
+    const TState end1 = rerun(t);
+    RC_ASSERT(state_eq(m, end1, last));
+    RC_ASSERT(m.state_json(end1) == last_json);
+
+    // Through JSON and back, and through the registry's handle.
+    const Trace t2 = trace_from_json(nlohmann::json::parse(trace_to_json(t).dump()));
+    RC_ASSERT(trace_to_json(t2) == trace_to_json(t));
+    const TState end2 = rerun(t2);
+    RC_ASSERT(m.state_json(end2) == last_json);
+    RC_ASSERT(replay_in(m, prop, t2).reproduced == expect);
+    RC_ASSERT(find_model("tags").replay(t2).reproduced == expect);
+  }));
+}
+
+TEST_CASE("properties: explorer matches brute-force reachability on random graphs") {
+  CHECK(rc::check("explore() == std::set reachability", [] {
+    const RandomGraph g = gen_graph();
+    // Brute force: BFS with distances.
+    std::map<int, int> dist;
+    std::deque<int> queue{g.init};
+    dist[g.init] = 0;
+    std::uint64_t transitions = 0;
+    while (!queue.empty()) {
+      const int s = queue.front();
+      queue.pop_front();
+      transitions += g.succ[std::size_t(s)].size();
+      for (int n : g.succ[std::size_t(s)])
+        if (dist.emplace(n, dist[s] + 1).second) queue.push_back(n);
+    }
+    bool deadlock = false;
+    int bad_dist = -1;
+    for (const auto& [s, d] : dist) {
+      if (g.succ[std::size_t(s)].empty() && !g.fin[std::size_t(s)]) deadlock = true;
+      if (g.bad[std::size_t(s)] && (bad_dist < 0 || d < bad_dist)) bad_dist = d;
+    }
+    int max_dist = 0;
+    for (const auto& [s, d] : dist) max_dist = std::max(max_dist, d);
+
+    // Full counts: the invariant alone on a copy without bad states never
+    // fails, so the search always runs to the end.
+    RandomGraph clean = g;
+    clean.bad.assign(clean.bad.size(), false);
+    for (bool bfs : {true, false}) {
+      SearchOptions o = quiet(bfs);
+      o.props = {0};
+      const auto r = explore(clean, o);
+      RC_ASSERT(r.stop == StopReason::Complete);
+      RC_ASSERT(r.stats.states == dist.size());
+      RC_ASSERT(r.stats.transitions == transitions);
+      if (bfs) RC_ASSERT(r.stats.max_depth == std::uint32_t(max_dist));
+      RC_ASSERT(r.props[0].verdict == Verdict::Holds);
+    }
+    // Deadlock alone, in both orders.
+    for (bool bfs : {true, false}) {
+      SearchOptions o = quiet(bfs);
+      o.props = {1};
+      const auto r = explore(g, o);
+      RC_ASSERT(r.stop == (deadlock ? StopReason::AllViolated : StopReason::Complete));
+      RC_ASSERT((r.props[0].verdict == Verdict::Violated) == deadlock);
+      if (!deadlock) RC_ASSERT(r.stats.states == dist.size());
+    }
+    // Both properties: a full count unless both fail.
+    const auto r = explore(g, quiet(true));
+    const auto& inv = outcome(r, 0);
+    const auto& dl = outcome(r, 1);
+    RC_ASSERT((inv.verdict == Verdict::Violated) == (bad_dist >= 0));
+    RC_ASSERT((dl.verdict == Verdict::Violated) == deadlock);
+    if (bad_dist >= 0) {
+      RC_ASSERT(inv.trace->steps.size() == std::size_t(bad_dist));  // shortest under BFS
+      RC_ASSERT(g.bad[inv.trace->states.back().b[0]]);
+    }
+    if (deadlock) {
+      const int end = dl.trace->states.back().b[0];
+      RC_ASSERT(g.succ[std::size_t(end)].empty());
+      RC_ASSERT(!g.fin[std::size_t(end)]);
+    }
+    if (bad_dist < 0 || !deadlock) RC_ASSERT(r.stats.states == dist.size());
+    // Both orders give a valid path for each trace.
+    for (const auto& po : r.props)
+      if (po.trace) {
+        const auto& cx = *po.trace;
+        RC_ASSERT(cx.states.size() == cx.steps.size() + 1);
+        RC_ASSERT(int(cx.states[0].b[0]) == g.init);
+        for (std::size_t i = 0; i < cx.steps.size(); ++i) {
+          RandomGraph::State n{};
+          RC_ASSERT(g.apply(cx.states[i], cx.steps[i], n));
+          RC_ASSERT(n.b[0] == cx.states[i + 1].b[0]);
+        }
+      }
+  }));
+}
+
+TEST_CASE("properties: TagsModel state counts match brute-force reachability") {
+  CHECK(rc::check("explore(TagsModel) == std::set reachability", [] {
+    const int variant = pick(0, 4);
+    const TagParams p = gen_params(variant, 2, 2, 2, 1);
+    const TagsModel m(p.variant, p.params());
+    const std::size_t expect = brute_force_tags(m);
+    SearchOptions o = quiet(pick(0, 2) == 1);
+    o.props = {TagsModel::Deadlock};  // never violated: a full search
+    const auto r = explore(m, o);
+    RC_ASSERT(r.stop == StopReason::Complete);
+    RC_ASSERT(r.stats.states == expect);
+    RC_ASSERT(r.props[0].verdict == Verdict::Holds);
+  }));
+}
