@@ -6,8 +6,8 @@
  * the model is written so that ONE Promela transition == ONE model step and
  * the SPIN state vector is in bijection with blkmc's state:
  *
- *   - every model step is a single d_step (nondeterministic steps are an `do`
- *     option per choice, each option a d_step starting with its guard);
+ *   - every model step is a single d_step (a nondeterministic step is one
+ *     `do` option per choice, each option a d_step starting with its guard);
  *   - all state lives in globals with an explicit program counter per
  *     submitter, so each process sits at one control location (the loop head)
  *     while it is running: no loop-guard / intermediate / dead-variable states;
@@ -26,6 +26,15 @@
  *   VARIANT one of V4_11, NULL_CHECK, REFCOUNT, TAG_MATCH.
  *   -DFN_SEES_OWNER additionally asserts the property fn-sees-owner
  *   (fn never runs on a request that does not own the tag).
+ *
+ * To get blkmc's state count:
+ *   spin -a -o2 -DNTAGS=4 -DSUBMITTERS=3 -DROUNDS=2 -DPOOL=0 \
+ *        -DVARIANT=REFCOUNT tags.pml
+ *   gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -m1000
+ * -o2 keeps write-only variables (count) in the state vector, -DNOREDUCE
+ * turns off partial-order reduction; without either, pan stores fewer states
+ * than the model has.  pan's invalid-end-state check is blkmc's deadlock
+ * property (pass -E to pan to skip it).
  */
 
 #ifndef NTAGS
@@ -51,9 +60,9 @@
 #endif
 
 /* submitter program counter */
-#define GET      0	/* take a request object from the pool (POOL >= 1)     */
+#define GET      0	/* blk_mq_get_request(): take a pool object (POOL >= 1) */
 #define ALLOC    1	/* blk_mq_get_tag(): sbitmap_get() a free driver tag    */
-#define ASSIGN   2	/* blk_mq_rq_ctx_init(): tags->rqs[tag] = rq            */
+#define ASSIGN   2	/* publish it: tags->rqs[tag] = rq                      */
 #define START    3	/* blk_mq_start_request(): request now in flight        */
 #define COMPLETE 4	/* blk_mq_complete_request(): no longer in flight       */
 #define FREE     5	/* blk_mq_free_request() -> blk_mq_put_tag()            */
@@ -147,8 +156,7 @@ hidden byte call;		/* does bt_iter() call fn(rq)? */
 active [SUBMITTERS] proctype submitter()
 {
 	do
-#if POOL >= 1
-	/* GET: pick any pool object that no submitter holds */
+	/* GET: blk_mq_get_request(), any pool object nobody holds */
 #if POOL >= 1
 	GET_OBJ(1)
 #endif
@@ -172,7 +180,6 @@ active [SUBMITTERS] proctype submitter()
 #endif
 #if POOL >= 8
 	GET_OBJ(8)
-#endif
 #endif
 	/* ALLOC: blk_mq_get_tag(), any clear bit; blocks while all are set */
 #if NTAGS > 0
@@ -223,7 +230,8 @@ active [SUBMITTERS] proctype submitter()
 #if NTAGS > 15
 	ALLOC_TAG(15)
 #endif
-	/* ASSIGN: blk_mq_rq_ctx_init() publishes the request */
+	/* ASSIGN: tags->rqs[rq->tag] = rq (blk_mq_get_driver_tag() or
+	   blk_mq_rq_ctx_init(), depending on the kernel version) */
 	:: d_step { pc[me] == ASSIGN ->
 			rqs[tag[me]] = MY_RQ;
 			pc[me] = START }
@@ -251,7 +259,8 @@ end_done:			/* reached only with pc[me] == DONE */
 inline find_holder()
 {
 #if POOL == 0
-	/* request id s*ROUNDS + r + 1 lives from ASSIGN to FREE of round r */
+	/* request id s*ROUNDS + r + 1 holds a reference after submitter s's
+	   ASSIGN step of round r and until its FREE step (pc START..FREE) */
 	h = (rq - 1) / ROUNDS;
 	if
 	:: round[h] == (rq - 1) % ROUNDS &&
@@ -259,7 +268,8 @@ inline find_holder()
 	:: else -> h = NONE
 	fi
 #else
-	/* pool object k is alive while held, from GET to FREE */
+	/* pool object k holds a reference after its holder's GET step and
+	   until its FREE step (pc ALLOC..FREE) */
 	h = 0;
 	do
 	:: h < SUBMITTERS && obj[h] == rq && pc[h] >= ALLOC && pc[h] <= FREE ->

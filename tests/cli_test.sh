@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end checks of the blkmc command: verdicts, exit codes, traces, and
+# one-line errors on bad input. Usage: cli_test.sh BLKMC SOURCE_DIR
+set -u
+B=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+expect() {  # expect RC DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $what: exit $rc, wanted $want"
+    head -5 "$T/out" "$T/err"
+  fi
+}
+contains() {  # contains FILE TEXT DESCRIPTION
+  if grep -q -- "$2" "$1"; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL: $3: '$2' not in $1"
+    head -5 "$1"
+  fi
+}
+one_line_error() {  # the error is exactly one line on stderr, nothing on stdout
+  if [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL: $1: not a one-line error"
+    cat "$T/err"
+  fi
+}
+
+expect 0 "list" -- "$B" list
+contains "$T/out" "tag-match" "list names variants"
+expect 0 "list --json" -- "$B" list --json
+contains "$T/out" '"67f3b2f822b7"' "list --json has commits"
+
+expect 0 "refcount holds" -- "$B" check tags --variant refcount -q
+expect 1 "v4.11 violated" -- "$B" check tags --variant v4.11 --bfs -q --trace-out "$T/t.json"
+contains "$T/out" "no-null-deref          violated" "v4.11 verdict line"
+[ -f "$T/t-no-null-deref.json" ] && [ -f "$T/t-fn-sees-owner.json" ] && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: one trace per violated property"; }
+expect 0 "replay reproduces" -- "$B" replay "$T/t-no-null-deref.json"
+contains "$T/out" "NULL pointer dereference" "replay story"
+expect 1 "single prop trace path" -- "$B" check tags -v null-check --bfs -q --prop fn-sees-owner --trace-out "$T/one.json"
+[ -f "$T/one.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --trace-out F with one property"; }
+
+expect 1 "json output" -- "$B" check tags -v null-check --bfs -q --json
+python3 - "$T/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --json content"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = {p["property"]: p["verdict"] for p in j["properties"]}
+assert v == {"no-null-deref": "holds", "fn-sees-owner": "violated",
+             "walk-count-bounded": "holds", "deadlock": "holds"}, v
+assert j["stats"]["states"] == 441, j["stats"]
+assert j["stop"] == "complete"
+PY
+
+# Determinism: the same run twice gives byte-identical traces.
+"$B" check tags -v refcount -p pool=2 -p rounds=2 --bfs -q --prop fn-sees-owner --trace-out "$T/a.json" >/dev/null
+"$B" check tags -v refcount -p pool=2 -p rounds=2 --bfs -q --prop fn-sees-owner --trace-out "$T/b.json" >/dev/null
+cmp -s "$T/a.json" "$T/b.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: traces differ between runs"; }
+cmp -s "$T/a.json" "$SRC/counterexamples/tags/tags-refcount-pool2-fn-sees-owner.json" &&
+  pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: checked-in trace is not what BFS finds now"; }
+
+# Limits stop cleanly with "incomplete" (exit 3).
+expect 3 "max-states" -- "$B" check tags -v refcount -p ntags=6 -p submitters=4 -p rounds=3 --max-states 1000 -q
+contains "$T/out" "incomplete" "max-states verdict"
+expect 3 "max-depth" -- "$B" check tags -v refcount -p ntags=4 -p submitters=3 -p rounds=2 --max-depth 5 -q
+expect 3 "time" -- "$B" check tags -v refcount -p ntags=8 -p submitters=6 -p rounds=4 --time 0.5 -q
+expect 3 "memory" -- "$B" check tags -v refcount -p ntags=8 -p submitters=6 -p rounds=4 --memory 8 -q
+contains "$T/out" "memory limit reached" "memory stop reason"
+
+# Compare: a fix is not a regression, the reverse is.
+expect 0 "compare fix" -- "$B" compare tags --before null-check --after refcount
+contains "$T/out" "FIXED" "compare marks the fix"
+expect 1 "compare regression" -- "$B" compare tags --before refcount --after null-check
+contains "$T/out" "REGRESSION" "compare marks the regression"
+
+# Bad input: one line on stderr, exit 2 (4 for a trace that does not fit).
+expect 2 "unknown model" -- "$B" check nosuch --variant x; one_line_error "unknown model"
+contains "$T/err" "valid: tags" "unknown model lists valid ones"
+expect 2 "unknown variant" -- "$B" check tags --variant v9; one_line_error "unknown variant"
+contains "$T/err" "valid: v4.11, null-check, refcount, tag-match" "unknown variant lists valid ones"
+expect 2 "unknown property" -- "$B" check tags --variant refcount --prop nope; one_line_error "unknown property"
+expect 2 "absurd bound" -- "$B" check tags --variant refcount -p ntags=100000; one_line_error "absurd bound"
+expect 2 "not k=v" -- "$B" check tags --variant refcount -p ntags; one_line_error "not k=v"
+expect 2 "bad number" -- "$B" check tags --variant refcount -p ntags=2x; one_line_error "bad number"
+expect 2 "zero max-states" -- "$B" check tags --variant refcount --max-states 0; one_line_error "zero max-states"
+expect 2 "unknown subcommand" -- "$B" frobnicate; one_line_error "unknown subcommand"
+expect 2 "missing trace" -- "$B" replay "$T/nope.json"; one_line_error "missing trace"
+printf 'not json' >"$T/bad.json"
+expect 2 "not json" -- "$B" replay "$T/bad.json"; one_line_error "not json"
+printf '{"format":"blkmc-trace-1","model":"tags","variant":"refcount","property":"deadlock","steps":[{"actor":"x","action":"alloc"}]}' >"$T/bad2.json"
+expect 2 "wrong type" -- "$B" replay "$T/bad2.json"; one_line_error "wrong type"
+head -c 300 "$SRC/counterexamples/tags/tags-v4.11-no-null-deref.json" >"$T/trunc.json"
+expect 2 "truncated" -- "$B" replay "$T/trunc.json"; one_line_error "truncated"
+sed 's/"variant": "v4.11"/"variant": "refcount"/' "$SRC/counterexamples/tags/tags-v4.11-no-null-deref.json" >"$T/other.json"
+expect 4 "trace of another variant" -- "$B" replay "$T/other.json"; one_line_error "trace of another variant"
+expect 2 "bad suite line" -- bash -c "echo 'check tags' | '$B' suite -"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
