@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/suite.hpp"
+#include "counterexamples/render.hpp"
 #include "explorer/report.hpp"
 #include "model/registry.hpp"
 
@@ -144,6 +145,8 @@ int main(int argc, char** argv) {
   auto* replay = app.add_subcommand("replay", "re-execute a counterexample trace in its model");
   replay->add_option("trace", trace_file, "trace JSON file")->required();
   replay->add_flag("--quiet,-q", quiet, "only the verdict line");
+  bool msc = false;
+  replay->add_flag("--msc", msc, "print the steps as a message-sequence chart, one column per actor");
 
   std::string before, after;
   auto* compare = app.add_subcommand(
@@ -226,7 +229,9 @@ int main(int argc, char** argv) {
         std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
                                  t.variant, params_string(resolve_params(mh.info(), t.params)),
                                  t.property, t.steps.size());
-        for (const auto& line : r.story) std::cout << line << '\n';
+        if (msc) std::cout << render_msc(t);
+        else
+          for (const auto& line : r.story) std::cout << line << '\n';
       }
       std::cout << (r.reproduced ? fmt::format("reproduced: {} is violated\n", t.property)
                                  : fmt::format("NOT reproduced: {} holds at the end\n", t.property));

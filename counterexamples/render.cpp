@@ -1,0 +1,65 @@
+#include "counterexamples/render.hpp"
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+namespace {
+
+// Greedy word wrap; words longer than the width are cut.
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  std::string line;
+  for (std::string w; words >> w;) {
+    while (w.size() > width) {
+      if (!line.empty()) lines.push_back(line), line.clear();
+      lines.push_back(w.substr(0, width));
+      w = w.substr(width);
+    }
+    if (line.empty()) line = w;
+    else if (line.size() + 1 + w.size() <= width) line += " " + w;
+    else lines.push_back(line), line = w;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::string render_msc(const Trace& t, int column_width) {
+  const std::size_t w = std::size_t(std::max(column_width, 8));
+  std::map<int, std::string> actors;  // column order: actor id
+  for (const auto& s : t.steps)
+    actors.emplace(s.actor, s.actor_name.empty() ? fmt::format("actor {}", s.actor) : s.actor_name);
+  std::map<int, std::size_t> col;
+  std::string out = "      ", rule = "      ";
+  for (const auto& [id, name] : actors) {
+    col[id] = col.size();
+    out += fmt::format("{:<{}} ", name.substr(0, w), w);
+    rule += std::string(w, '-') + ' ';
+  }
+  while (out.back() == ' ') out.pop_back();
+  rule.pop_back();
+  out += '\n' + rule + '\n';
+  int i = 0;
+  for (const auto& s : t.steps) {
+    ++i;
+    const auto lines = wrap(s.text.empty() ? s.action : s.text, w);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      std::string row = k == 0 ? fmt::format("{:>4}. ", i) : std::string(6, ' ');
+      for (std::size_t c = 0; c < col.size(); ++c)
+        row += c == col[s.actor] ? fmt::format("{:<{}} ", lines[k], w)
+                                 : fmt::format("{:<{}} ", "|", w);
+      while (!row.empty() && row.back() == ' ') row.pop_back();
+      out += row + '\n';
+    }
+  }
+  return out;
+}
+
+}  // namespace blkmc
