@@ -68,11 +68,17 @@ class StateStore {
   // Returns the id and whether the state was new.
   std::pair<std::uint32_t, bool> insert(const std::uint8_t* s, std::uint64_t hash,
                                         std::uint32_t parent, std::uint32_t depth) {
-    if ((size() + 1) * 4 > slots_.size() * 3) grow();
     const std::uint32_t tag = std::uint32_t(hash >> 32);
     for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const std::uint64_t slot = slots_[i];
       if (slot == 0) {
+        // New state: grow first if needed (only then, so a lookup of a
+        // stored state never allocates), and find its free slot again.
+        if ((size() + 1) * 4 > slots_.size() * 3) {
+          grow();
+          for (i = tag & mask_; slots_[i] != 0; i = (i + 1) & mask_) {
+          }
+        }
         const std::uint32_t id = append(s, parent, depth);
         slots_[i] = (std::uint64_t(tag) << 32) | (std::uint64_t(id) + 1);
         return {id, true};
