@@ -71,6 +71,7 @@
 /* iterator flags */
 #define OOPS      1	/* NULL pointer dereference in bt_iter (v4.11)          */
 #define NOT_OWNER 2	/* fn(rq) ran on a request that does not own the tag    */
+#define STALE_COUNT 4	/* fn(rq) counted an in-flight rq through a stale slot  */
 
 #define NONE 255	/* "no submitter" */
 
@@ -95,7 +96,7 @@ byte obj[SUBMITTERS];		/* pool object held (0 when none) */
 
 byte pos;			/* iterator: next bitnr to visit */
 byte count;			/* iterator: in-flight requests fn() counted */
-byte flags;			/* iterator: OOPS | NOT_OWNER */
+byte flags;			/* iterator: OOPS | NOT_OWNER | STALE_COUNT */
 
 /* scratch for d_steps only: not part of the state vector */
 hidden byte rq;			/* request id read from tags->rqs[pos] */
@@ -290,7 +291,12 @@ inline fn()
 	fi;
 	find_holder();
 	if
-	:: h != NONE && pc[h] == COMPLETE -> count++
+	:: h != NONE && pc[h] == COMPLETE ->
+		count++;
+		if	/* 67f3b2f822b7: the same in-flight rq counted twice */
+		:: rq != owner[pos] -> flags = flags | STALE_COUNT
+		:: else
+		fi
 	:: else
 	fi
 #ifdef FN_SEES_OWNER

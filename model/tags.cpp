@@ -39,6 +39,9 @@ const ModelInfo& TagsModel::static_info() {
            "the iterator never dereferences a NULL tags->rqs[] entry"},
           {"fn-sees-owner", PropKind::Invariant,
            "fn only runs on the request that currently owns the tag"},
+          {"count-owner-only", PropKind::Invariant,
+           "fn counts an in-flight request only through the tag it owns (67f3b2f822b7: one "
+           "seen through a stale slot is counted twice)"},
           {"walk-count-bounded", PropKind::Invariant,
            "the in-flight count one walk returns never exceeds the number of submitters"},
           {"deadlock", PropKind::Deadlock,
@@ -151,7 +154,12 @@ void TagsModel::blk_mq_free_request(State& s, int sub) const {
 // The busy-iter callback: blk_mq_check_inflight counts started requests.
 void TagsModel::in_flight_fn(State& s, int t, int rq) const {
   if (rq != owner(s, t)) iter_flags(s) |= kStaleFn;
-  if (rq_in_flight(s, rq)) iter_count(s) = std::uint8_t(iter_count(s) + 1);
+  if (rq_in_flight(s, rq)) {
+    iter_count(s) = std::uint8_t(iter_count(s) + 1);
+    // Counted through a slot it does not own: the request is counted again
+    // at (or was already counted through) its own tag.
+    if (rq != owner(s, t)) iter_flags(s) |= kStaleCount;
+  }
 }
 
 // bt_iter / bt_tags_iter for one bit of the walk.
@@ -204,6 +212,8 @@ bool TagsModel::violates(int prop, const State& s) const {
       return iter_flags(s) & kOops;
     case FnSeesOwner:
       return iter_flags(s) & kStaleFn;
+    case CountOwnerOnly:
+      return iter_flags(s) & kStaleCount;
     case WalkCountBounded:
       return iter_count(s) > nsub_;
     default:
@@ -232,8 +242,13 @@ std::string TagsModel::describe(const State& s, const Step& st) const {
       return head + ": ref is 0, skip";
     if (variant_ == TagMatch && rq_tag(s, rq) != t)
       return head + fmt::format(": rq->tag is {}, not {}, skip", rq_tag(s, rq), t);
-    return head + fmt::format(": fn(rq {}){}{}", rq, rq != owner(s, t) ? " on a STALE request" : "",
-                              rq_in_flight(s, rq) ? ", in flight: count++" : ", not in flight");
+    const bool stale = rq != owner(s, t), in_flight = rq_in_flight(s, rq);
+    return head + fmt::format(": fn(rq {}){}{}", rq, stale ? " on a STALE request" : "",
+                              !in_flight ? ", not in flight"
+                              : stale    ? fmt::format(", in flight (under tag {}): count++, "
+                                                       "counted twice",
+                                                       rq_tag(s, rq))
+                                         : ", in flight: count++");
   }
   const int id = request_id(s, sub);
   switch (st.action) {
@@ -318,6 +333,7 @@ std::string TagsModel::summary(const State& s) const {
                      static_cast<int>(iter_count(s)));
   if (iter_flags(s) & kOops) out += " OOPS";
   if (iter_flags(s) & kStaleFn) out += " STALE-FN";
+  if (iter_flags(s) & kStaleCount) out += " STALE-COUNT";
   return out;
 }
 
@@ -336,7 +352,8 @@ nlohmann::json TagsModel::state_json(const State& s) const {
   j["iterator"] = {{"pos", iter_pos(s)},
                    {"count", iter_count(s)},
                    {"oops", bool(iter_flags(s) & kOops)},
-                   {"stale_fn", bool(iter_flags(s) & kStaleFn)}};
+                   {"stale_fn", bool(iter_flags(s) & kStaleFn)},
+                   {"stale_count", bool(iter_flags(s) & kStaleCount)}};
   return j;
 }
 

@@ -21,12 +21,12 @@ class TagsModel {
   using State = ByteState<2 + 2 * kMaxTags + 4 * kMaxSubmitters + 3>;
 
   enum Variant : int { V4_11, NullCheck, Refcount, TagMatch };
-  enum Prop : int { NoNullDeref, FnSeesOwner, WalkCountBounded, Deadlock };
+  enum Prop : int { NoNullDeref, FnSeesOwner, CountOwnerOnly, WalkCountBounded, Deadlock };
   // Submitter program counter; also the Step::action of submitter steps.
   enum Pc : std::uint8_t { GET, ALLOC, ASSIGN, START, COMPLETE, FREE, DONE };
   static constexpr std::uint8_t VISIT = DONE + 1;  // the iterator's action
   // Iterator flags (ghost variables for the properties).
-  static constexpr std::uint8_t kOops = 1, kStaleFn = 2;
+  static constexpr std::uint8_t kOops = 1, kStaleFn = 2, kStaleCount = 4;
 
   static const ModelInfo& static_info();
   const ModelInfo& info() const { return static_info(); }

@@ -449,10 +449,11 @@ TEST_CASE("explorer: TagsModel ntags=1 submitters=1 rounds=1 pool=0 by hand") {
       CHECK(r.stop == StopReason::Complete);
       CHECK(r.stats.states == std::uint64_t(states[v]));
       CHECK(r.stats.transitions == std::uint64_t(trans[v]));
-      REQUIRE(r.props.size() == 4);
+      REQUIRE(r.props.size() == 5);
       CHECK(outcome(r, TagsModel::NoNullDeref).verdict ==
             (v == TagsModel::V4_11 ? Verdict::Violated : Verdict::Holds));
       CHECK(outcome(r, TagsModel::FnSeesOwner).verdict == Verdict::Holds);
+      CHECK(outcome(r, TagsModel::CountOwnerOnly).verdict == Verdict::Holds);
       CHECK(outcome(r, TagsModel::WalkCountBounded).verdict == Verdict::Holds);
       CHECK(outcome(r, TagsModel::Deadlock).verdict == Verdict::Holds);
       if (bfs) CHECK(r.stats.max_depth == 6);

@@ -399,6 +399,7 @@ TEST_CASE("tags: refcount calls fn on a live object through a stale slot, tag-ma
   const State a1 = run(rc2, a, step(it2, TagsModel::VISIT, 0));
   CHECK(rc2.violates(TagsModel::FnSeesOwner, a1));
   CHECK(rc2.iter_count(a1) == 1);  // counts rq 1 via the stale slot
+  CHECK(rc2.violates(TagsModel::CountOwnerOnly, a1));  // 67f3b2f822b7's double count
   const State a2 = run(rc2, a1, step(it2, TagsModel::VISIT, 1));
   CHECK(rc2.iter_count(a2) == 2);  // ... and again via its own tag
   const State b = run_all(tm2, tm2.initial(), prefix2);
@@ -408,6 +409,7 @@ TEST_CASE("tags: refcount calls fn on a live object through a stale slot, tag-ma
   const State b2 = run(tm2, b1, step(it2, TagsModel::VISIT, 1));
   CHECK(tm2.iter_count(b2) == 1);
   CHECK(tm2.iter_flags(b2) == 0);
+  CHECK_FALSE(tm2.violates(TagsModel::CountOwnerOnly, b2));
 }
 
 TEST_CASE("tags: the count only grows for in-flight requests") {
@@ -471,17 +473,20 @@ TEST_CASE("tags: violates() reads the ghost flags and the count") {
   CHECK_FALSE(m.violates(TagsModel::NoNullDeref, c));
   // Deadlock is not an invariant: violates() never reports it.
   State all = s;
-  m.iter_flags(all) = TagsModel::kOops | TagsModel::kStaleFn;
+  CHECK_FALSE(m.violates(TagsModel::CountOwnerOnly, all));
+  m.iter_flags(all) = TagsModel::kOops | TagsModel::kStaleFn | TagsModel::kStaleCount;
   m.iter_count(all) = 9;
   CHECK(m.violates(TagsModel::NoNullDeref, all));
   CHECK(m.violates(TagsModel::FnSeesOwner, all));
+  CHECK(m.violates(TagsModel::CountOwnerOnly, all));
   CHECK(m.violates(TagsModel::WalkCountBounded, all));
   CHECK_FALSE(m.violates(TagsModel::Deadlock, all));
   // The property indices match the names in info().
   const auto& props = m.info().props;
-  REQUIRE(props.size() == 4);
+  REQUIRE(props.size() == 5);
   CHECK(props[TagsModel::NoNullDeref].name == "no-null-deref");
   CHECK(props[TagsModel::FnSeesOwner].name == "fn-sees-owner");
+  CHECK(props[TagsModel::CountOwnerOnly].name == "count-owner-only");
   CHECK(props[TagsModel::WalkCountBounded].name == "walk-count-bounded");
   CHECK(props[TagsModel::Deadlock].name == "deadlock");
   CHECK(props[TagsModel::Deadlock].kind == PropKind::Deadlock);
