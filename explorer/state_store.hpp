@@ -18,7 +18,7 @@ class StateStore {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
-  explicit StateStore(std::size_t state_bytes, std::size_t initial_slots = 1u << 16)
+  explicit StateStore(std::size_t state_bytes, std::size_t initial_slots = 1u << 10)
       : len_(state_bytes), slots_(initial_slots, 0), mask_(initial_slots - 1) {}
 
   std::size_t size() const { return parent_.size(); }

@@ -56,7 +56,7 @@ python3 - "$T/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "F
 import json, sys
 j = json.load(open(sys.argv[1]))
 v = {p["property"]: p["verdict"] for p in j["properties"]}
-assert v == {"no-null-deref": "holds", "fn-sees-owner": "violated",
+assert v == {"no-null-deref": "holds", "fn-sees-owner": "violated", "count-owner-only": "holds",
              "walk-count-bounded": "holds", "deadlock": "holds"}, v
 assert j["stats"]["states"] == 441, j["stats"]
 assert j["stop"] == "complete"
