@@ -12,6 +12,7 @@
 //   bool violates(int prop, const State&) const;  // invariant properties
 //   std::string describe(const State&, const Step&) const;
 //   Footprint footprint(const State&, const Step&) const;
+//   std::vector<std::string> variable_names() const;  // Footprint bit -> name
 //   nlohmann::json state_json(const State&) const;
 //   std::string summary(const State&) const;     // one line for stories
 //   std::string actor_name(int actor) const;

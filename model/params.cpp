@@ -68,10 +68,6 @@ int find_variant_index(const ModelInfo& info, const std::string& name) {
                                names_of(info.variants, [](auto& v) { return v.name; })));
 }
 
-const VariantInfo& find_variant(const ModelInfo& info, const std::string& name) {
-  return info.variants[find_variant_index(info, name)];
-}
-
 int find_prop(const ModelInfo& info, const std::string& name) {
   for (std::size_t i = 0; i < info.props.size(); ++i)
     if (info.props[i].name == name) return static_cast<int>(i);

@@ -25,7 +25,6 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
 Params resolve_params(const ModelInfo& info, const Params& given);
 std::string params_string(const Params& p);  // "k=v,k=v"
 
-const VariantInfo& find_variant(const ModelInfo& info, const std::string& name);
 int find_prop(const ModelInfo& info, const std::string& name);
 int find_variant_index(const ModelInfo& info, const std::string& name);
 
