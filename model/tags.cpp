@@ -4,6 +4,11 @@
 
 namespace blkmc {
 
+namespace {
+// Submitter program counters by name, indexed by TagsModel::Pc.
+const char* const kPcNames[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
+}  // namespace
+
 const ModelInfo& TagsModel::static_info() {
   static const ModelInfo info{
       "tags",
@@ -317,7 +322,6 @@ Footprint TagsModel::footprint(const State& s, const Step& st) const {
 }
 
 std::string TagsModel::summary(const State& s) const {
-  static const char* pcs[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
   std::string bitstr, rq;
   for (int t = 0; t < ntags_; ++t) {
     bitstr += test_bit(s, t) ? '1' : '0';
@@ -325,7 +329,7 @@ std::string TagsModel::summary(const State& s) const {
   }
   std::string out = fmt::format("bits {} rqs[{}] |", bitstr, rq);
   for (int sub = 0; sub < nsub_; ++sub) {
-    out += fmt::format(" s{}:{}", sub, pcs[pc(s, sub)]);
+    out += fmt::format(" s{}:{}", sub, kPcNames[pc(s, sub)]);
     if (pc(s, sub) != DONE && pc(s, sub) != GET && pc(s, sub) != ALLOC)
       out += fmt::format("(rq {} tag {})", request_id(s, sub), static_cast<int>(tag(s, sub)));
   }
@@ -338,14 +342,13 @@ std::string TagsModel::summary(const State& s) const {
 }
 
 nlohmann::json TagsModel::state_json(const State& s) const {
-  static const char* pcs[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
   nlohmann::json j;
   auto& tags = j["tags"] = nlohmann::json::array();
   for (int t = 0; t < ntags_; ++t)
     tags.push_back({{"bit", test_bit(s, t) ? 1 : 0}, {"owner", owner(s, t)}, {"rqs", rqs(s, t)}});
   auto& subs = j["submitters"] = nlohmann::json::array();
   for (int sub = 0; sub < nsub_; ++sub) {
-    nlohmann::json o{{"pc", pcs[pc(s, sub)]}, {"round", round(s, sub)}, {"tag", tag(s, sub)}};
+    nlohmann::json o{{"pc", kPcNames[pc(s, sub)]}, {"round", round(s, sub)}, {"tag", tag(s, sub)}};
     if (pool_) o["obj"] = obj(s, sub);
     subs.push_back(o);
   }

@@ -46,24 +46,22 @@ struct TempFile {
   }
 };
 
-// The v4.11 no-null-deref counterexample on the smallest configuration.
-Trace v411_trace() {
+// The shortest counterexample of one violated property.
+Trace violation_trace(const std::string& variant, const Params& params, const std::string& prop) {
   const ModelHandle& mh = find_model("tags");
-  const auto out = mh.check("v4.11", tparams(1, 1, 1, 0), {"no-null-deref"}, quiet_bfs());
+  const auto out = mh.check(variant, params, {prop}, quiet_bfs());
   REQUIRE(out.props.size() == 1);
   REQUIRE(out.props[0].verdict == Verdict::Violated);
   REQUIRE(out.props[0].trace.has_value());
   return *out.props[0].trace;
 }
 
+// The v4.11 no-null-deref counterexample on the smallest configuration.
+Trace v411_trace() { return violation_trace("v4.11", tparams(1, 1, 1, 0), "no-null-deref"); }
+
 // The null-check fn-sees-owner counterexample with two submitters.
 Trace nullcheck_trace() {
-  const ModelHandle& mh = find_model("tags");
-  const auto out = mh.check("null-check", tparams(2, 2, 1, 0), {"fn-sees-owner"}, quiet_bfs());
-  REQUIRE(out.props.size() == 1);
-  REQUIRE(out.props[0].verdict == Verdict::Violated);
-  REQUIRE(out.props[0].trace.has_value());
-  return *out.props[0].trace;
+  return violation_trace("null-check", tparams(2, 2, 1, 0), "fn-sees-owner");
 }
 
 ReplayResult replay_json(const json& j) {
