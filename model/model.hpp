@@ -73,7 +73,14 @@ struct VariantInfo {
   std::string source;   // seed file or commit reference
 };
 
-enum class PropKind { Invariant, Deadlock };
+// Invariant: violates(prop, s) is false in every reachable state.
+// Deadlock: every reachable state without successors is finished().
+// Progress: from every reachable state some finished() state stays reachable
+// (AG EF finished): no deadlock and no livelock (a waiter no remaining step
+// can wake, a busy-looping waker). Decided on the complete state space; its
+// counterexample is a lasso: a path to a stuck state, then a cycle among
+// stuck states (empty when the stuck state has no successors).
+enum class PropKind { Invariant, Deadlock, Progress };
 
 struct PropInfo {
   std::string name;
