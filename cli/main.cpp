@@ -29,7 +29,9 @@ void print_list(bool as_json) {
       for (const auto& p : inf.props)
         j["properties"].push_back(
             {{"name", p.name},
-             {"kind", p.kind == PropKind::Deadlock ? "deadlock" : "invariant"},
+             {"kind", p.kind == PropKind::Deadlock   ? "deadlock"
+                      : p.kind == PropKind::Progress ? "progress"
+                                                     : "invariant"},
              {"summary", p.summary}});
       all.push_back(j);
       continue;

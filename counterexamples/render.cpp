@@ -46,8 +46,16 @@ std::string render_msc(const Trace& t, int column_width) {
   while (out.back() == ' ') out.pop_back();
   rule.pop_back();
   out += '\n' + rule + '\n';
+  // Progress lassos: where the hang becomes certain, where the cycle starts.
+  auto marks = [&](int after) {
+    if (t.stuck && *t.stuck == after) out += "      ==== stuck from here: no finished state is reachable\n";
+    if (t.loop && *t.loop == after)
+      out += after < int(t.steps.size()) ? "      ==== the steps below repeat forever\n"
+                                         : "      ==== no step leads out of here\n";
+  };
   int i = 0;
   for (const auto& s : t.steps) {
+    marks(i);
     ++i;
     const auto lines = wrap(s.text.empty() ? s.action : s.text, w);
     for (std::size_t k = 0; k < lines.size(); ++k) {
@@ -59,6 +67,7 @@ std::string render_msc(const Trace& t, int column_width) {
       out += row + '\n';
     }
   }
+  marks(i);
   return out;
 }
 

@@ -20,9 +20,12 @@ json trace_to_json(const Trace& t) {
                      {"text", s.text},
                      {"state", s.state}});
   }
-  return {{"format", "blkmc-trace-1"}, {"model", t.model},     {"variant", t.variant},
-          {"params", t.params},        {"property", t.property}, {"search", t.search},
-          {"initial", t.initial},      {"steps", steps}};
+  json j{{"format", "blkmc-trace-1"}, {"model", t.model},     {"variant", t.variant},
+         {"params", t.params},        {"property", t.property}, {"search", t.search},
+         {"initial", t.initial},      {"steps", steps}};
+  if (t.stuck) j["stuck"] = *t.stuck;
+  if (t.loop) j["loop"] = *t.loop;
+  return j;
 }
 
 namespace {
@@ -52,9 +55,8 @@ int int_field(const json& j, const char* key, const std::string& where, long lon
   if (!v.is_number_integer())
     throw UsageError(fmt::format("malformed trace: {}.{} is not an integer", where, key));
   const bool neg = v.is_number_unsigned() ? false : v.get<long long>() < 0;
-  if (!neg && v.get<unsigned long long>() > static_cast<unsigned long long>(hi))
-    throw UsageError(fmt::format("malformed trace: {}.{} = {} is out of range", where, key, v.dump()));
-  if (neg && v.get<long long>() < lo)
+  const bool above = !neg && v.get<unsigned long long>() > static_cast<unsigned long long>(hi);
+  if (above || (!above && v.get<long long>() < lo))
     throw UsageError(fmt::format("malformed trace: {}.{} = {} is out of range", where, key, v.dump()));
   return int(v.get<long long>());
 }
@@ -91,6 +93,9 @@ Trace trace_from_json(const json& j) {
     st.state = s.contains("state") ? s.at("state") : json();
     t.steps.push_back(std::move(st));
   }
+  const long n = long(t.steps.size());
+  if (j.contains("stuck")) t.stuck = int_field(j, "stuck", "trace", 0, n);
+  if (j.contains("loop")) t.loop = int_field(j, "loop", "trace", t.stuck.value_or(0), n);
   return t;
 }
 

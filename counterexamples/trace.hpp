@@ -4,7 +4,10 @@
 // step (actor, action, argument, readable text) with the state after it.
 // Replay re-executes the steps in the model; any step that is not enabled, or
 // a recorded state that differs from the recomputed one, is reported as a
-// one-line error.
+// one-line error. A progress counterexample is a lasso: "stuck": j says no
+// finished state is reachable after step j, and "loop": k that the steps
+// after step k return to the state after step k (when k is the last step:
+// that no step is enabled there).
 #pragma once
 
 #include <optional>
@@ -31,6 +34,7 @@ struct Trace {
   Params params;
   nlohmann::json initial;  // initial state (may be null)
   std::vector<TraceStep> steps;
+  std::optional<int> stuck, loop;  // progress traces (step indices)
 };
 
 nlohmann::json trace_to_json(const Trace& t);

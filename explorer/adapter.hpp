@@ -2,6 +2,12 @@
 // turns its counterexamples into traces.
 #pragma once
 
+#include <cstring>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "model/registry.hpp"
@@ -24,7 +30,30 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
     t.steps.push_back({st.actor, m.actor_name(st.actor), m.info().actions.at(st.action), st.arg,
                        m.describe(cx.states[i], st), m.state_json(cx.states[i + 1])});
   }
+  if (cx.stuck_at) t.stuck = int(*cx.stuck_at);
+  if (cx.loop_start) t.loop = int(*cx.loop_start);
   return t;
+}
+
+// Whether no finished() state is reachable from s (a progress violation):
+// a breadth-first search of what lies beyond s, bounded by max_states
+// (nothing when that is not enough to decide).
+template <class M>
+std::optional<bool> stuck_from(const M& m, const typename M::State& s0, std::size_t max_states) {
+  using State = typename M::State;
+  const std::size_t n = m.state_bytes();
+  auto key = [n](const State& s) { return std::string(reinterpret_cast<const char*>(s.b.data()), n); };
+  std::unordered_set<std::string> seen{key(s0)};
+  std::vector<State> queue{s0};
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const State s = queue[head];
+    if (m.finished(s)) return false;
+    m.for_each_successor(s, [&](const Step&, const State& next) {
+      if (seen.size() <= max_states && seen.insert(key(next)).second) queue.push_back(next);
+    });
+    if (seen.size() > max_states) return std::nullopt;
+  }
+  return true;
 }
 
 // Replays a trace in model m; the trace's names are already resolved.
@@ -34,6 +63,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   const auto& info = m.info();
   ReplayResult r;
   State s = m.initial(), next;
+  std::vector<State> states{s};
   if (!t.initial.is_null() && t.initial != m.state_json(s))
     throw TraceMismatch("the trace's initial state is not the model's initial state");
   int i = 0;
@@ -57,8 +87,32 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     r.story.push_back(fmt::format("{:>4}. {:<12} {}", i, m.actor_name(st.actor), m.describe(s, st)));
     r.story.push_back(fmt::format("      {:<12} {}", "", m.summary(next)));
     s = next;
+    states.push_back(s);
   }
-  if (info.props[prop].kind == PropKind::Deadlock) {
+  if (info.props[prop].kind == PropKind::Progress) {
+    const std::size_t n = t.steps.size(), k = t.loop ? std::size_t(*t.loop) : n;
+    const std::size_t j = t.stuck ? std::size_t(*t.stuck) : k;
+    if (std::memcmp(states[k].b.data(), s.b.data(), m.state_bytes()) != 0)
+      throw TraceMismatch(fmt::format(
+          "the loop does not close: the state after step {} differs from the one after step {}",
+          n, k));
+    bool any = false;
+    m.for_each_successor(states[k], [&](const Step&, const State&) { any = true; });
+    // Markers, inserted from the back so the earlier positions stay valid.
+    r.story.insert(r.story.begin() + std::ptrdiff_t(2 * k),
+                   k < n ? fmt::format("      ---- steps {}..{} repeat forever ----", k + 1, n)
+                   : any ? std::string("      ---- the trace ends here ----")
+                         : std::string("      ---- no step is enabled: deadlock ----"));
+    r.story.insert(r.story.begin() + std::ptrdiff_t(2 * j),
+                   "      ---- stuck from here: no finished state is reachable ----");
+    constexpr std::size_t kReplayBound = std::size_t(1) << 20;
+    const std::optional<bool> stuck = stuck_from(m, states[j], kReplayBound);
+    if (!stuck)
+      r.story.push_back(fmt::format("      (undecided: more than {} states lie beyond the stuck "
+                                    "state)",
+                                    kReplayBound));
+    r.reproduced = stuck.value_or(false);
+  } else if (info.props[prop].kind == PropKind::Deadlock) {
     bool any = false;
     m.for_each_successor(s, [&](const Step&, const State&) { any = true; });
     r.reproduced = !any && !m.finished(s);

@@ -2,9 +2,10 @@
 // BFS expands states in id order (ids are insertion order, so the store is
 // the queue) and yields shortest counterexamples; DFS is a LIFO worklist with
 // parent links. Invariants are checked on every new state, deadlock on every
-// expanded state without successors. A search keeps going after a property
-// fails, until every selected property has failed or the space is done, so
-// one run gives a verdict for each property.
+// expanded state without successors; progress properties log the explored
+// graph and are decided after a complete search (explorer/progress.hpp). A
+// search keeps going after a property fails, until every selected property
+// has failed or the space is done, so one run gives a verdict for each.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "explorer/limits.hpp"
+#include "explorer/progress.hpp"
 #include "explorer/state_store.hpp"
 #include "model/model.hpp"
 #include "props/verdict.hpp"
@@ -34,6 +36,11 @@ template <class State>
 struct Counterexample {
   std::vector<Step> steps;
   std::vector<State> states;  // states[0] is initial, states[i+1] follows steps[i]
+  // Progress counterexamples are lassos: states[*stuck_at] is the first
+  // state on the path from which no finished state is reachable; the steps
+  // after *loop_start repeat forever (states.back() equals
+  // states[*loop_start]) or, when loop_start is the last index, none is enabled.
+  std::optional<std::size_t> stuck_at, loop_start;
 };
 
 template <class State>
@@ -62,6 +69,7 @@ class Explorer {
       for (std::size_t i = 0; i < pinfo.size(); ++i) opt_.props.push_back(int(i));
     for (int p : opt_.props) {
       if (pinfo[p].kind == PropKind::Deadlock) deadlock_slots_.push_back(int(slots_.size()));
+      else if (pinfo[p].kind == PropKind::Progress) progress_slots_.push_back(int(slots_.size()));
       else invariant_slots_.push_back(int(slots_.size()));
       slots_.push_back({p, StateStore::kNone});
     }
@@ -109,7 +117,8 @@ class Explorer {
     return true;
   }
 
-  bool all_violated() const { return violated_ == slots_.size(); }
+  // Progress slots are decided after the search, so they never stop it early.
+  bool all_violated() const { return progress_slots_.empty() && violated_ == slots_.size(); }
 
   StopReason search() {
     State init = m_.initial(), cur;
@@ -137,7 +146,8 @@ class Explorer {
       std::memcpy(cur.b.data(), store_.get(cid), m_.state_bytes());
       const std::uint32_t d = store_.depth(cid);
       if (lim.max_depth && d >= lim.max_depth) {
-        // Truncated only if a successor has not been reached another way.
+        // Truncated only if a successor has not been reached another way;
+        // otherwise expanded as usual (deadlock check, progress graph).
         bool any = false;
         m_.for_each_successor(cur, [&](const Step&, const State& next) {
           any = any || !store_.contains(next.b.data(), hash_padded(next.b.data(), m_.state_bytes()));
@@ -154,12 +164,15 @@ class Explorer {
         succ_.push_back({next, h});
       });
       transitions_ += succ_.size();
+      const bool log = !progress_slots_.empty();
+      if (log) edges_.begin_state(cid, m_.finished(cur));
       bool stop_states = false;
       for (const auto& [next, h] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = store_.size() >= max_states_;
-        const bool at_memory =
-            lim.memory_bytes && store_.memory_after_insert() > lim.memory_bytes;
+        const bool at_memory = lim.memory_bytes && store_.memory_after_insert() +
+                                                           edges_.memory_bytes() >
+                                                       lim.memory_bytes;
         if ((at_states || at_memory) && !store_.contains(next.b.data(), h)) {
           memory_full_ = !at_states;
           stop_states = true;
@@ -167,7 +180,9 @@ class Explorer {
         }
         std::uint32_t nid;
         if (visit(next, h, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
+        if (log) edges_.add_edge(nid);
       }
+      if (log && !stop_states) edges_.end_state(cid);
       if (succ_.empty() && !deadlock_slots_.empty() && !m_.finished(cur)) {
         for (int k : deadlock_slots_) {
           Slot& sl = slots_[k];
@@ -200,25 +215,47 @@ class Explorer {
     return std::nullopt;
   }
 
+  State load(std::uint32_t i) const {
+    State s{};
+    std::memcpy(s.b.data(), store_.get(i), m_.state_bytes());
+    return s;
+  }
+
+  // The step that leads from one stored state to another.
+  Step step_between(const State& from, const State& to) const {
+    Step found{};
+    bool any = false;
+    m_.for_each_successor(from, [&](const Step& st, const State& n) {
+      if (!any && std::memcmp(n.b.data(), to.b.data(), m_.state_bytes()) == 0) {
+        found = st;
+        any = true;
+      }
+    });
+    return found;
+  }
+
+  // Path to the first stuck state, then the walk to a cycle or a dead end.
+  Counterexample<State> lasso_trace(const Lasso& l) const {
+    Counterexample<State> cx = reconstruct(l.stuck);
+    const std::size_t base = cx.states.size() - 1;
+    for (std::size_t k = 1; k < l.walk.size(); ++k) {
+      const State to = load(l.walk[k]);
+      cx.steps.push_back(step_between(cx.states.back(), to));
+      cx.states.push_back(to);
+    }
+    cx.stuck_at = base;
+    cx.loop_start = base + l.loop_start;
+    return cx;
+  }
+
   Counterexample<State> reconstruct(std::uint32_t id) const {
     std::vector<std::uint32_t> path;
     for (std::uint32_t i = id; i != StateStore::kNone; i = store_.parent(i)) path.push_back(i);
     Counterexample<State> cx;
-    auto load = [&](std::uint32_t i) {
-      State s{};
-      std::memcpy(s.b.data(), store_.get(i), m_.state_bytes());
-      return s;
-    };
     cx.states.push_back(load(path.back()));
     for (std::size_t k = path.size() - 1; k > 0; --k) {
-      const State from = cx.states.back(), to = load(path[k - 1]);
-      bool found = false;
-      m_.for_each_successor(from, [&](const Step& st, const State& n) {
-        if (!found && std::memcmp(n.b.data(), to.b.data(), m_.state_bytes()) == 0) {
-          cx.steps.push_back(st);
-          found = true;
-        }
-      });
+      const State to = load(path[k - 1]);
+      cx.steps.push_back(step_between(cx.states.back(), to));
       cx.states.push_back(to);
     }
     return cx;
@@ -228,10 +265,21 @@ class Explorer {
     SearchResult<State> r;
     r.stop = stop;
     const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
-    for (const Slot& sl : slots_) {
+    std::optional<Lasso> lasso;
+    if (!progress_slots_.empty() && stop == StopReason::Complete)
+      lasso = find_stuck_lasso(edges_, store_.size());
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      const Slot& sl = slots_[k];
       PropOutcome<State> o;
       o.prop = sl.prop;
-      if (sl.violating != StateStore::kNone) {
+      const bool progress =
+          std::find(progress_slots_.begin(), progress_slots_.end(), int(k)) != progress_slots_.end();
+      if (progress) {
+        o.verdict = stop != StopReason::Complete ? Verdict::Incomplete
+                    : lasso                       ? Verdict::Violated
+                                                  : Verdict::Holds;
+        if (lasso) o.trace = lasso_trace(*lasso);
+      } else if (sl.violating != StateStore::kNone) {
         o.verdict = Verdict::Violated;
         o.trace = reconstruct(sl.violating);
       } else {
@@ -245,7 +293,7 @@ class Explorer {
     st.transitions = transitions_;
     st.max_depth = max_depth_;
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
-    st.store_bytes = store_.memory_bytes();
+    st.store_bytes = store_.memory_bytes() + edges_.memory_bytes();
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.peak_rss_bytes = peak_rss_bytes();
     return r;
@@ -258,6 +306,8 @@ class Explorer {
   std::vector<Slot> slots_;
   std::vector<int> invariant_slots_;
   std::vector<int> deadlock_slots_;
+  std::vector<int> progress_slots_;
+  EdgeLog edges_;  // the explored graph, kept only for progress properties
   std::size_t violated_ = 0;
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;

@@ -7,8 +7,10 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "explorer/adapter.hpp"
 #include "explorer/search.hpp"
 #include "model/tags.hpp"
 
@@ -208,6 +210,53 @@ const auto& outcome(const R& r, int prop) {
 Params tparams(int ntags, int submitters, int rounds, int pool) {
   return {{"ntags", ntags}, {"submitters", submitters}, {"rounds", rounds}, {"pool", pool}};
 }
+
+// A waiter and a waker (lost wake-up in miniature). The waker either wakes
+// the waiter and is done, or takes a buggy path where it spins forever
+// (buggy) or gives up (fixed). State: waiter (0 asleep, 1 done), waker
+// (0 idle, 1 spinning, 2 done). Buggy: 4 states, (0,1) spins on itself: no
+// deadlock, but a progress violation whose lasso is one step to (0,1) and a
+// one-step loop. Fixed: (0,1) may still wake, so progress holds.
+struct Spinner : ToyBase<Spinner, ByteState<2>> {
+  using State = ByteState<2>;
+  bool buggy;
+  explicit Spinner(bool buggy_) : buggy(buggy_) {}
+  static const ModelInfo& static_info() {
+    static const ModelInfo info{"spinner",
+                                "a waker that may spin",
+                                {},
+                                {{"only", "-", "-", "-"}},
+                                {{"deadlock", PropKind::Deadlock, "no deadlock"},
+                                 {"progress", PropKind::Progress, "a finished state stays reachable"}},
+                                {"wake", "spin", "run"}};
+    return info;
+  }
+  const ModelInfo& info() const { return static_info(); }
+  std::size_t state_bytes() const { return 2; }
+  State initial() const { return State{}; }
+  template <class F>
+  void for_each_successor(const State& s, F&& emit) const {
+    State nx = s;
+    if (s.b[1] == 0 || (s.b[1] == 1 && !buggy)) {  // wake: the waker is done
+      nx.b[1] = 2;
+      emit(mkstep(1, 0), nx);
+    }
+    if (s.b[1] <= 1) {  // spin (enter or stay in the loop)
+      nx = s;
+      nx.b[1] = 1;
+      emit(mkstep(1, 1), nx);
+    }
+    if (s.b[0] == 0 && s.b[1] == 2) {  // the woken waiter runs
+      nx = s;
+      nx.b[0] = 1;
+      emit(mkstep(0, 2), nx);
+    }
+  }
+  bool finished(const State& s) const { return s.b[0] == 1 && s.b[1] == 2; }
+  bool violates(int, const State&) const { return false; }
+  nlohmann::json state_json(const State& s) const { return {{"waiter", s.b[0]}, {"waker", s.b[1]}}; }
+  std::string summary(const State& s) const { return fmt::format("waiter={} waker={}", s.b[0], s.b[1]); }
+};
 
 }  // namespace
 
@@ -581,4 +630,75 @@ TEST_CASE("explorer: a property selected twice gets one verdict") {
   REQUIRE(r.props.size() == 2);
   CHECK(r.props[0].verdict == Verdict::Violated);
   CHECK(r.props[1].verdict == Verdict::Violated);
+}
+
+TEST_CASE("explorer: a spinning waker violates progress, not deadlock, with a lasso") {
+  const Spinner m(true);
+  for (bool bfs : {true, false}) {
+    SearchOptions o;
+    o.bfs = bfs;
+    o.progress = false;
+    const auto r = explore(m, o);
+    REQUIRE(r.stop == StopReason::Complete);
+    CHECK(r.stats.states == 4);
+    CHECK(r.props[0].verdict == Verdict::Holds);
+    REQUIRE(r.props[1].verdict == Verdict::Violated);
+    const auto& cx = *r.props[1].trace;
+    if (bfs) {
+      // (0,0) -spin-> (0,1) stuck, then spin -> (0,1): the loop.
+      REQUIRE(cx.steps.size() == 2);
+      CHECK(cx.steps[0] == mkstep(1, 1));
+      CHECK(cx.steps[1] == mkstep(1, 1));
+      CHECK(*cx.stuck_at == 1);
+      CHECK(*cx.loop_start == 1);
+    }
+    CHECK(cx.states.back().b[1] == 1);
+    const Trace t = make_trace(m, "only", {}, "progress", bfs ? "bfs" : "dfs", cx);
+    const ReplayResult rr = replay_in(m, 1, t);
+    CHECK(rr.reproduced);
+    const std::string story = fmt::format("{}", fmt::join(rr.story, "\n"));
+    CHECK(story.find("stuck from here") != std::string::npos);
+    CHECK(story.find("repeat forever") != std::string::npos);
+  }
+}
+
+TEST_CASE("explorer: progress holds when every loop can be left") {
+  const Spinner m(false);
+  SearchOptions o;
+  o.progress = false;
+  const auto r = explore(m, o);
+  CHECK(r.props[0].verdict == Verdict::Holds);
+  CHECK(r.props[1].verdict == Verdict::Holds);
+  CHECK(!r.props[1].trace);
+}
+
+TEST_CASE("explorer: progress is incomplete under a limit") {
+  const Spinner m(true);
+  SearchOptions o;
+  o.progress = false;
+  o.limits.max_states = 2;
+  CHECK(explore(m, o).props[1].verdict == Verdict::Incomplete);
+}
+
+TEST_CASE("explorer: progress traces that do not close their loop do not replay") {
+  const Spinner m(true);
+  SearchOptions o;
+  o.progress = false;
+  const auto r = explore(m, o);
+  Trace t = make_trace(m, "only", {}, "progress", "bfs", *r.props[1].trace);
+  t.loop = 0;  // the initial state is not the final one
+  CHECK_THROWS_AS(replay_in(m, 1, t), TraceMismatch);
+  // Stuck claimed at a state that can still finish: not reproduced.
+  Trace t2 = make_trace(m, "only", {}, "progress", "bfs", *r.props[1].trace);
+  t2.stuck = 0;
+  t2.loop = 0;
+  t2.steps.clear();
+  CHECK_FALSE(replay_in(m, 1, t2).reproduced);
+  // A loop index past the steps is malformed.
+  nlohmann::json j = trace_to_json(make_trace(m, "only", {}, "progress", "bfs", *r.props[1].trace));
+  j["loop"] = 3;
+  CHECK_THROWS_AS(trace_from_json(j), UsageError);
+  j["loop"] = 1;
+  j["stuck"] = 2;  // the loop may not start before the stuck state
+  CHECK_THROWS_AS(trace_from_json(j), UsageError);
 }

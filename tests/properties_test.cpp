@@ -144,7 +144,8 @@ struct RandomGraph {
                                 {},
                                 {{"only", "-", "-", "-"}},
                                 {{"not-bad", PropKind::Invariant, "no bad state"},
-                                 {"deadlock", PropKind::Deadlock, "no deadlock"}},
+                                 {"deadlock", PropKind::Deadlock, "no deadlock"},
+                                 {"progress", PropKind::Progress, "a finished node stays reachable"}},
                                 {"go"}};
     return info;
   }
@@ -380,6 +381,81 @@ TEST_CASE("properties: explorer matches brute-force reachability on random graph
           RC_ASSERT(n.b[0] == cx.states[i + 1].b[0]);
         }
       }
+  }));
+}
+
+TEST_CASE("properties: progress verdicts and lassos match brute force on random graphs") {
+  CHECK(rc::check("progress == some reachable node cannot reach a finished node", [] {
+    const RandomGraph g = gen_graph();
+    const int n = int(g.succ.size());
+    auto reach = [&](int from) {
+      std::vector<bool> seen(std::size_t(n), false);
+      std::deque<int> q{from};
+      seen[std::size_t(from)] = true;
+      std::vector<int> dist(std::size_t(n), -1);
+      dist[std::size_t(from)] = 0;
+      while (!q.empty()) {
+        const int s = q.front();
+        q.pop_front();
+        for (int t : g.succ[std::size_t(s)])
+          if (!seen[std::size_t(t)]) {
+            seen[std::size_t(t)] = true;
+            dist[std::size_t(t)] = dist[std::size_t(s)] + 1;
+            q.push_back(t);
+          }
+      }
+      return dist;
+    };
+    auto stuck = [&](int s) {
+      const auto d = reach(s);
+      for (int t = 0; t < n; ++t)
+        if (d[std::size_t(t)] >= 0 && g.fin[std::size_t(t)]) return false;
+      return true;
+    };
+    const auto from_init = reach(g.init);
+    int stuck_dist = -1;
+    for (int s = 0; s < n; ++s)
+      if (from_init[std::size_t(s)] >= 0 && stuck(s) &&
+          (stuck_dist < 0 || from_init[std::size_t(s)] < stuck_dist))
+        stuck_dist = from_init[std::size_t(s)];
+    for (bool bfs : {true, false}) {
+      SearchOptions o = quiet(bfs);
+      o.props = {2};
+      const auto r = explore(g, o);
+      RC_ASSERT(r.stop == StopReason::Complete);
+      const auto& po = r.props[0];
+      RC_ASSERT((po.verdict == Verdict::Violated) == (stuck_dist >= 0));
+      if (stuck_dist < 0) continue;
+      const auto& cx = *po.trace;
+      RC_ASSERT(cx.loop_start.has_value());
+      const std::size_t k = *cx.loop_start;
+      RC_ASSERT(k < cx.states.size());
+      RC_ASSERT(int(cx.states[0].b[0]) == g.init);
+      for (std::size_t i = 0; i < cx.steps.size(); ++i) {
+        RandomGraph::State nx{};
+        RC_ASSERT(g.apply(cx.states[i], cx.steps[i], nx));
+        RC_ASSERT(nx.b[0] == cx.states[i + 1].b[0]);
+      }
+      RC_ASSERT(stuck(cx.states[k].b[0]));
+      // The trace names the first stuck state on its path: the shallowest
+      // stuck node under BFS, reached by a shortest path.
+      RC_ASSERT(cx.stuck_at.has_value());
+      const std::size_t j = *cx.stuck_at;
+      RC_ASSERT(j <= k);
+      RC_ASSERT(stuck(cx.states[j].b[0]));
+      for (std::size_t i = 0; i < j; ++i) RC_ASSERT(!stuck(cx.states[i].b[0]));
+      if (bfs) {
+        RC_ASSERT(int(j) == stuck_dist);
+      }
+      if (k + 1 == cx.states.size()) RC_ASSERT(g.succ[cx.states.back().b[0]].empty());
+      else RC_ASSERT(cx.states.back().b[0] == cx.states[k].b[0]);
+      // Through a trace and replay: reproduced, the loop closes.
+      const Trace t = make_trace(g, "only", {}, "progress", bfs ? "bfs" : "dfs", cx);
+      const Trace t2 = trace_from_json(nlohmann::json::parse(trace_to_json(t).dump()));
+      RC_ASSERT(t2.loop == std::optional<int>(int(k)));
+      RC_ASSERT(t2.stuck == std::optional<int>(int(j)));
+      RC_ASSERT(replay_in(g, 2, t2).reproduced);
+    }
   }));
 }
 
