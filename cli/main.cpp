@@ -1,4 +1,5 @@
 // blkmc: command-line entry point (list, check, replay, suite).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -124,8 +125,12 @@ int main(int argc, char** argv) {
   std::uint32_t max_depth = 0;
   double seconds = 0, memory_mib = 0;
   auto* check = app.add_subcommand("check", "explore every interleaving and check properties");
-  check->add_option("model", model, "model name (see blkmc list)")->required();
-  check->add_option("--variant,-v", variant, "variant (kernel version or patch)")->required();
+  std::string from_trace;
+  check->add_option("model", model, "model name (see blkmc list)");
+  check->add_option("--variant,-v", variant, "variant (kernel version or patch)");
+  check->add_option("--from-trace", from_trace,
+                    "rerun the check that produced this trace: its model, variant, parameters, "
+                    "property and search order (options given here override them)");
   check->add_option("--param,-p", params, "model parameter name=value (repeatable)");
   check->add_option("--prop", props, "property to check (repeatable; default: all)");
   check->add_flag("--bfs", bfs, "breadth-first: shortest counterexamples");
@@ -191,7 +196,28 @@ int main(int argc, char** argv) {
     }
     if (check->parsed()) {
       if (bfs && dfs) throw UsageError("--bfs and --dfs exclude each other");
+      Params given;
+      if (!from_trace.empty()) {
+        const Trace t = read_trace_file(from_trace);
+        if (!model.empty() && model != t.model)
+          throw UsageError(fmt::format("--from-trace: the trace is for model {}, not {}", t.model, model));
+        model = t.model;
+        if (variant.empty()) variant = t.variant;
+        if (props.empty()) props = {t.property};
+        if (!bfs && !dfs) bfs = t.search == "bfs";
+        given = t.params;
+      }
+      if (model.empty()) throw UsageError("check: a model name (or --from-trace) is required");
+      if (variant.empty()) throw UsageError("check: --variant (or --from-trace) is required");
       const ModelHandle& mh = find_model(model);
+      // -p values win over the trace's, the trace's over the defaults.
+      Params run_params = resolve_params(mh.info(), params);
+      for (const auto& [k, v] : resolve_params(mh.info(), given)) {
+        const bool named = std::any_of(params.begin(), params.end(), [&](const std::string& kv) {
+          return kv.substr(0, kv.find('=')) == k;
+        });
+        if (!from_trace.empty() && !named) run_params[k] = v;
+      }
       SearchOptions opt;
       opt.bfs = bfs;
       opt.progress = !quiet;
@@ -200,7 +226,7 @@ int main(int argc, char** argv) {
       opt.limits.seconds = seconds;
       opt.limits.memory_bytes = memory_mib > 0 ? std::uint64_t(memory_mib * 1024 * 1024)
                                                : default_memory_limit();
-      const CheckOutcome o = mh.check(variant, resolve_params(mh.info(), params), props, opt);
+      const CheckOutcome o = mh.check(variant, run_params, props, opt);
       nlohmann::json written = nlohmann::json::object();
       if (!trace_out.empty()) {
         int violated = 0;

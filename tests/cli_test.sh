@@ -66,21 +66,19 @@ PY
 "$B" check tags -v refcount -p pool=2 -p rounds=2 --bfs -q --prop fn-sees-owner --trace-out "$T/a.json" >/dev/null
 "$B" check tags -v refcount -p pool=2 -p rounds=2 --bfs -q --prop fn-sees-owner --trace-out "$T/b.json" >/dev/null
 cmp -s "$T/a.json" "$T/b.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: traces differ between runs"; }
-# Every checked-in counterexample is exactly what BFS finds now.
-regen() {  # regen FILE -- check arguments
-  local f=$1
-  shift 2
-  "$B" check tags --bfs -q "$@" --trace-out "$T/regen.json" >/dev/null
-  cmp -s "$T/regen.json" "$SRC/counterexamples/tags/$f" && pass=$((pass + 1)) ||
-    { fail=$((fail + 1)); echo "FAIL: $f is not what BFS finds now"; }
-}
-regen tags-v4.11-no-null-deref.json -- -v v4.11 --prop no-null-deref
-regen tags-null-check-fn-sees-owner.json -- -v null-check --prop fn-sees-owner
-regen tags-refcount-pool2-fn-sees-owner.json -- -v refcount -p pool=2 -p rounds=2 --prop fn-sees-owner
-regen tags-refcount-pool2-count-owner-only.json -- -v refcount -p pool=2 -p rounds=2 --prop count-owner-only
-regen tags-tag-match-walk-count-bounded.json -- -v tag-match -p submitters=1 -p rounds=2 --prop walk-count-bounded
+# Every checked-in counterexample is exactly what its own check finds now.
+for f in "$SRC"/counterexamples/*/*.json; do
+  "$B" check --from-trace "$f" -q --trace-out "$T/regen.json" >/dev/null
+  cmp -s "$T/regen.json" "$f" && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: $f is not what its check finds now"; }
+done
+# --from-trace: options override the trace's.
+expect 0 "from-trace, fixed variant" -- "$B" check --from-trace "$SRC/counterexamples/tags/tags-null-check-fn-sees-owner.json" -v refcount -q
+expect 1 "from-trace, param override keeps the violation" -- "$B" check --from-trace "$SRC/counterexamples/tags/tags-refcount-pool2-fn-sees-owner.json" -p ntags=3 -q
+expect 0 "from-trace, param override removes it" -- "$B" check --from-trace "$SRC/counterexamples/tags/tags-refcount-pool2-fn-sees-owner.json" -p pool=1 -q
+expect 2 "from-trace, other model" -- "$B" check nosuch --from-trace "$SRC/counterexamples/tags/tags-null-check-fn-sees-owner.json"; one_line_error "from-trace other model"
+expect 2 "check without a model" -- "$B" check -v refcount; one_line_error "check without a model"
 
-# Limits stop cleanly with "incomplete" (exit 3).
 expect 3 "max-states" -- "$B" check tags -v refcount -p ntags=6 -p submitters=4 -p rounds=3 --max-states 1000 -q
 contains "$T/out" "incomplete" "max-states verdict"
 expect 3 "max-depth" -- "$B" check tags -v refcount -p ntags=4 -p submitters=3 -p rounds=2 --max-depth 5 -q
