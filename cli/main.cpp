@@ -176,6 +176,8 @@ int main(int argc, char** argv) {
   auto* suite = app.add_subcommand("suite", "run a verification suite (see Makefile.verify)");
   suite->add_option("file", suite_file, "suite file, or - for stdin")->required();
   suite->add_option("--time", suite_seconds, "time limit per run, seconds");
+  bool suite_markdown = false;
+  suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
 
   try {
     app.parse(argc, argv);
@@ -279,10 +281,10 @@ int main(int argc, char** argv) {
       return print_comparison(a, b, trace_out, as_json);
     }
     if (suite->parsed()) {
-      if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds);
+      if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);
       std::ifstream in(suite_file);
       if (!in) throw UsageError("cannot open suite file '" + suite_file + "'");
-      return run_suite(in, suite_file, suite_seconds);
+      return run_suite(in, suite_file, suite_seconds, suite_markdown);
     }
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';

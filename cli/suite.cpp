@@ -1,5 +1,6 @@
 #include "cli/suite.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -36,7 +37,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
-int run_suite(std::istream& in, const std::string& name, double seconds_per_run) {
+int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
+              bool markdown) {
   std::vector<Group> groups;
   std::vector<std::pair<std::string, int>> replays;
   std::string line;
@@ -66,10 +68,13 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run)
     }
   }
 
+  // Rows first, then the table, so columns fit the longest names.
+  struct Row {
+    std::string model, variant, params, prop, expected, found, states, seconds, steps;
+    bool ok;
+  };
+  std::vector<Row> table;
   int failures = 0, rows = 0;
-  std::cout << fmt::format("{:<6} {:<11} {:<36} {:<20} {:<10} {:<10} {:>9} {:>8}  {}\n", "model",
-                           "variant", "params", "property", "expected", "found", "states",
-                           "seconds", "ok");
   for (const Group& g : groups) {
     const ModelHandle& mh = find_model(g.model);
     std::vector<std::string> params = g.params == "-" ? std::vector<std::string>{}
@@ -88,11 +93,37 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run)
       const bool ok = found == e.verdict;
       failures += !ok;
       ++rows;
-      std::cout << fmt::format("{:<6} {:<11} {:<36} {:<20} {:<10} {:<10} {:>9} {:>8.3f}  {}\n",
-                               g.model, g.variant, g.params, e.prop, to_string(e.verdict),
-                               to_string(found), o.stats.states, o.stats.seconds,
-                               ok ? "ok" : "MISMATCH");
+      const auto& tr = o.props[i].trace;
+      table.push_back({g.model, g.variant, g.params, e.prop, to_string(e.verdict),
+                       to_string(found), std::to_string(o.stats.states),
+                       fmt::format("{:.3f}", o.stats.seconds),
+                       tr ? std::to_string(tr->steps.size()) : "-", ok});
     }
+  }
+  if (markdown) {
+    std::cout << "| model | variant | params | property | verdict | states | seconds | trace steps |\n"
+                 "|---|---|---|---|---|---|---|---|\n";
+    for (const Row& r : table)
+      std::cout << fmt::format("| {} | {} | {} | {} | {}{} | {} | {} | {} |\n", r.model, r.variant,
+                               r.params, r.prop, r.found, r.ok ? "" : " (MISMATCH)", r.states,
+                               r.seconds, r.steps);
+  } else {
+    std::size_t w[4] = {5, 7, 6, 8};
+    for (const Row& r : table) {
+      w[0] = std::max(w[0], r.model.size());
+      w[1] = std::max(w[1], r.variant.size());
+      w[2] = std::max(w[2], r.params.size());
+      w[3] = std::max(w[3], r.prop.size());
+    }
+    auto row = [&](const Row& r, const std::string& ok) {
+      return fmt::format("{:<{}} {:<{}} {:<{}} {:<{}} {:<10} {:<10} {:>9} {:>8} {:>5}  {}\n",
+                         r.model, w[0], r.variant, w[1], r.params, w[2], r.prop, w[3], r.expected,
+                         r.found, r.states, r.seconds, r.steps, ok);
+    };
+    std::cout << row({"model", "variant", "params", "property", "expected", "found", "states",
+                       "seconds", "steps", true},
+                      "ok");
+    for (const Row& r : table) std::cout << row(r, r.ok ? "ok" : "MISMATCH");
   }
   for (const auto& [file, ln] : replays) {
     ++rows;
@@ -108,7 +139,8 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run)
       found = ex.what();
     }
     failures += !ok;
-    std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
+    if (!markdown)
+      std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
   }
   std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed\n", name, rows, rows - failures,
                            failures);
