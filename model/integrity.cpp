@@ -54,11 +54,12 @@ const ModelInfo& IntegrityModel::static_info() {
            "__bio_integrity_endio verifies only a BIP_BLOCK_INTEGRITY payload whose profile has "
            "a verify_fn; any other payload is freed at completion (4.13 .. 6.10)",
            "block-layer.md D; the check read in block/bio-integrity.c of 4.14 .. 4.17"},
-          {"85253bac4d02", "85253bac4d02",
+          {"85253bac4d02", "85253bac4d02 (with bf4c89fc8797)",
            "\"block: don't free submitter owned integrity payload on I/O completion\" (6.11): "
            "bio_endio only handles BIP_BLOCK_INTEGRITY payloads, others stay attached until "
-           "bio_uninit at the final bio_put",
-           "commit 85253bac4d02 (Christoph Hellwig, for-6.11/block-post)"},
+           "bio_uninit at the final bio_put (bf4c89fc8797: bio_endio no longer calls bio_uninit)",
+           "commits 85253bac4d02, bf4c89fc8797 (Christoph Hellwig, for-6.11/block-post); patch "
+           "read on linux-block"},
       },
       {
           {"verify-once-at-prep-level", PropKind::Invariant,
