@@ -61,8 +61,9 @@ TEST_CASE("footprint: independent steps of the tags model commute") {
               .second;
     }
   }));
-  // The check must have had something to check.
-  CHECK(total_independent > 100);
+  // The check must have had something to check (typically a few hundred
+  // independent pairs; the bound leaves room for unlucky random runs).
+  CHECK(total_independent > 20);
 }
 
 TEST_CASE("footprint: steps that touch the same tag are dependent") {
