@@ -5,12 +5,14 @@
 
 #include "explorer/adapter.hpp"
 #include "model/tags.hpp"
+#include "model/workqueue.hpp"
 
 namespace blkmc {
 
 const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<TagsModel> tags;
-  static const std::vector<const ModelHandle*> models{&tags};
+  static const ModelAdapter<WorkqueueModel> workqueue;
+  static const std::vector<const ModelHandle*> models{&tags, &workqueue};
   return models;
 }
 
