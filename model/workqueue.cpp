@@ -32,11 +32,11 @@ const ModelInfo& WorkqueueModel::static_info() {
            "journal full and queue journal_write on system_wq; 0: the journal never fills"},
       },
       {
-          {"before", "v4.12",
+          {"before", "v4.13",
            "read_dirty_submit and write_dirty continue_at(..., system_wq): writeback's "
            "write_dirty/write_dirty_finish share system_wq with journal_write",
            "seeds/003_b6080861c1d4707e.txt (PATCH 17/19); drivers/md/bcache/writeback.c, "
-           "journal.c, btree.c before 9baf30972b55"},
+           "journal.c, btree.c (v4.12, v4.13) before 9baf30972b55"},
           {"fix", "9baf30972b55",
            "\"bcache: fix for gc and write-back race\": write_dirty and write_dirty_finish run on "
            "the cached device's own dc->writeback_write_wq",

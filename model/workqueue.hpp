@@ -39,15 +39,18 @@
 // Items that never sleep (write_dirty, journal_write) run in one step.
 // This is kernel/workqueue.c's max_active (pwq->nr_active counts items that
 // were started and have not returned, sleeping or not). What the model does
-// not have: concurrency management only starts another kworker when one
-// sleeps, which needs memory (create_worker) and, for a queue without
-// WQ_MEM_RECLAIM such as system_wq, has no rescuer to fall back on. In 4.12
-// system_wq is alloc_workqueue("events", 0, 0): per-CPU, max_active
+// not have: concurrency management starts another kworker when a running
+// one sleeps and work is pending; that needs memory (create_worker), and a
+// queue without WQ_MEM_RECLAIM, such as system_wq, has no rescuer to fall
+// back on. In 4.12/4.13 system_wq is alloc_workqueue("events", 0, 0):
+// per-CPU pools (an item runs on the CPU that queued it), max_active
 // WQ_DFL_ACTIVE = 256 per CPU. So workers = 1 is the seed's picture (one
-// kworker that cannot be replaced); workers = N needs N write_dirty_finish
-// items asleep at once, which the explorer finds whenever keys >= workers
-// (the real bound: 64 writeback ios in flight per cached device,
-// dc->in_flight).
+// kworker that is not replaced); workers = N needs N write_dirty_finish
+// items asleep at once on the pool journal_write was queued to, which the
+// explorer finds whenever keys >= workers (the real bound on one cached
+// device's writeback ios in flight is 64, dc->in_flight). The fix's queue is
+// alloc_workqueue("bcache_writeback_wq", WQ_MEM_RECLAIM, 0): default
+// max_active and a rescuer; the model gives it `workers` too.
 //
 // The root rw_semaphore: readers are the write_dirty_finish items holding it
 // (and refill_dirty, which takes and drops it in one step); the writer is
@@ -62,9 +65,11 @@
 //
 // Abstracted: the old and the new root node are one lock (gc holds both
 // write locks across bch_btree_set_root and closure_sync; a reader blocks on
-// whichever c->root it read); bch_btree_gc_root's -EINTR retry and the rest
-// of the gc walk (they take and drop the lock without waiting on the
-// journal); keys, buckets, bio contents and errors; the in_flight semaphore
+// whichever c->root it read; with a leaf root bch_btree_insert takes it for
+// writing, which blocks the same way); bch_btree_gc_root's -EINTR retry and
+// the rest of the gc walk (more root write-lock sections; one that journals
+// a new root is another of the `rounds`); btree splits in write_dirty_finish;
+// keys, buckets, bio contents and errors; the in_flight semaphore
 // (64 >= keys); journal space: journal_full() is a nondeterministic choice
 // when gc's journal_try_write runs journal_write_unlocked inline (parameter
 // journal_full = 1), and the journal_write queued after a reclaim always
