@@ -6,13 +6,15 @@
 #include "explorer/adapter.hpp"
 #include "model/integrity.hpp"
 #include "model/tags.hpp"
+#include "model/workqueue.hpp"
 
 namespace blkmc {
 
 const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<TagsModel> tags;
   static const ModelAdapter<IntegrityModel> integrity;
-  static const std::vector<const ModelHandle*> models{&tags, &integrity};
+  static const ModelAdapter<WorkqueueModel> workqueue;
+  static const std::vector<const ModelHandle*> models{&tags, &integrity, &workqueue};
   return models;
 }
 
