@@ -4,13 +4,15 @@
 #include <fmt/ranges.h>
 
 #include "explorer/adapter.hpp"
+#include "model/inflight.hpp"
 #include "model/tags.hpp"
 
 namespace blkmc {
 
 const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<TagsModel> tags;
-  static const std::vector<const ModelHandle*> models{&tags};
+  static const ModelAdapter<InflightModel> inflight;
+  static const std::vector<const ModelHandle*> models{&tags, &inflight};
   return models;
 }
 
