@@ -378,7 +378,8 @@ std::string InflightModel::describe(const State& s, const Step& st) const {
       const std::string tn = target_name(target(s, sub));
       if (uses_atomic())
         return fmt::format("blk_start_request: rq {} ({}) dispatched to the driver", id, tn);
-      if (bio_based) return fmt::format("the driver starts rq {} ({})", id, tn);
+      if (bio_based)
+        return fmt::format("make_request_fn: the bio-based driver starts rq {} ({})", id, tn);
       return fmt::format("blk_mq_start_request: rq {} ({}) gets driver tag {} and is started", id,
                          tn, sub);
     }
