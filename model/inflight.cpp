@@ -78,6 +78,9 @@ const ModelInfo& InflightModel::static_info() {
            "submitted and not completed); tag walks only see requests holding a driver tag"},
           {"deadlock", PropKind::Deadlock,
            "some step is enabled while a submitter or the reader has not finished"},
+          {"progress", PropKind::Progress,
+           "from every reachable state every submitter and the reader can still finish (no "
+           "step here ever blocks, so no hang is expected)"},
       },
       {"submit", "dispatch", "complete", "free", "done", "read", "visit"},
   };

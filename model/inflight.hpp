@@ -59,7 +59,8 @@ class InflightModel {
     LiveReadBounded,
     NeverNegative,
     QuiescentCountsQueued,
-    Deadlock
+    Deadlock,
+    Progress
   };
   // Submitter program counter (the next step); also the Step::action of
   // submitter steps. SUBMIT: idle; DISPATCH: in the scheduler; COMPLETE:

@@ -145,7 +145,7 @@ TEST_CASE("inflight: constructor rejects bad variants and targets") {
   CHECK(info.variants[M::B0d97557].name == "b0d97557ebfc");
   CHECK(info.variants[M::Percpu].name == "percpu");
   CHECK(info.variants[M::Be835694].name == "7be835694dae");
-  REQUIRE(info.props.size() == 6);
+  REQUIRE(info.props.size() == 7);
   CHECK(info.props[M::QuiescentExactPart].name == "quiescent-exact-part");
   CHECK(info.props[M::QuiescentExactPart0].name == "quiescent-exact-part0");
   CHECK(info.props[M::LiveReadBounded].name == "live-read-bounded");
@@ -153,6 +153,8 @@ TEST_CASE("inflight: constructor rejects bad variants and targets") {
   CHECK(info.props[M::QuiescentCountsQueued].name == "quiescent-counts-queued");
   CHECK(info.props[M::Deadlock].name == "deadlock");
   CHECK(info.props[M::Deadlock].kind == PropKind::Deadlock);
+  CHECK(info.props[M::Progress].name == "progress");
+  CHECK(info.props[M::Progress].kind == PropKind::Progress);
   CHECK(info.actions.at(M::READ) == "read");
   CHECK(info.actions.at(M::VISIT) == "visit");
   CHECK(info.actions.at(M::SUBMIT) == "submit");
@@ -452,7 +454,7 @@ TEST_CASE("inflight: a per-CPU sum goes negative when a request completes on a C
 TEST_CASE("inflight: violates() reads the sticky flags") {
   const M m(M::Percpu, defaults());
   State s = m.initial();
-  for (int p = 0; p < 6; ++p) CHECK_FALSE(m.violates(p, s));
+  for (int p = 0; p < 7; ++p) CHECK_FALSE(m.violates(p, s));
   const std::pair<std::uint8_t, int> map[] = {{M::kPartWrong, M::QuiescentExactPart},
                                               {M::kPart0Wrong, M::QuiescentExactPart0},
                                               {M::kOverBound, M::LiveReadBounded},
@@ -461,23 +463,24 @@ TEST_CASE("inflight: violates() reads the sticky flags") {
   for (const auto& [flag, prop] : map) {
     State f = s;
     m.rd_flags(f) = flag;
-    for (int p = 0; p < 6; ++p) CHECK(m.violates(p, f) == (p == prop));
+    for (int p = 0; p < 7; ++p) CHECK(m.violates(p, f) == (p == prop));
   }
   State live = s;
   m.rd_flags(live) = M::kLive;
-  for (int p = 0; p < 6; ++p) CHECK_FALSE(m.violates(p, live));
+  for (int p = 0; p < 7; ++p) CHECK_FALSE(m.violates(p, live));
 }
 
 TEST_CASE("inflight: the explorer's verdicts on the default parameters") {
   struct Row {
     int variant;
-    std::vector<Verdict> expect;  // part, part0, bounded, never-negative, counts-queued, deadlock
+    // part, part0, bounded, never-negative, counts-queued, deadlock, progress
+    std::vector<Verdict> expect;
   };
   const Row rows[] = {
-      {M::LegacyAtomic, {H, H, H, H, H, H}}, {M::TagWalkV1, {V, V, V, H, V, H}},
-      {M::TagWalkDouble, {V, V, V, H, V, H}}, {M::Bf0ddaba, {H, V, H, H, V, H}},
-      {M::B0d97557, {H, H, H, H, V, H}},     {M::Percpu, {H, H, H, V, H, H}},
-      {M::Be835694, {H, V, H, V, V, H}},
+      {M::LegacyAtomic, {H, H, H, H, H, H, H}}, {M::TagWalkV1, {V, V, V, H, V, H, H}},
+      {M::TagWalkDouble, {V, V, V, H, V, H, H}}, {M::Bf0ddaba, {H, V, H, H, V, H, H}},
+      {M::B0d97557, {H, H, H, H, V, H, H}},     {M::Percpu, {H, H, H, V, H, H, H}},
+      {M::Be835694, {H, V, H, V, V, H, H}},
   };
   for (const Row& row : rows) {
     INFO("variant " << M::static_info().variants[std::size_t(row.variant)].name);
@@ -488,15 +491,15 @@ TEST_CASE("inflight: the explorer's verdicts on the default parameters") {
 TEST_CASE("inflight: the fixed variants still hold on larger spaces") {
   const Params big = params(2, 2, 2, 2, -1, 1, 2);
   auto v = verdicts(M(M::LegacyAtomic, big));
-  CHECK(v == std::vector<Verdict>{H, H, H, H, H, H});
+  CHECK(v == std::vector<Verdict>{H, H, H, H, H, H, H});
   v = verdicts(M(M::B0d97557, big));
-  CHECK(v == std::vector<Verdict>{H, H, H, H, V, H});
+  CHECK(v == std::vector<Verdict>{H, H, H, H, V, H, H});
   v = verdicts(M(M::Bf0ddaba, big));
   CHECK(v[M::QuiescentExactPart] == H);
   CHECK(v[M::LiveReadBounded] == H);
   CHECK(v[M::QuiescentExactPart0] == V);
   v = verdicts(M(M::Percpu, params(1, 2, 2, 1, -1, 1, 2)));
-  CHECK(v == std::vector<Verdict>{H, H, H, V, H, H});
+  CHECK(v == std::vector<Verdict>{H, H, H, V, H, H, H});
 }
 
 TEST_CASE("inflight: shortest counterexamples are the stories in the report") {
@@ -534,9 +537,13 @@ TEST_CASE("inflight: finished() and no deadlock") {
   const State t = read_all(m, m.initial(), 0);
   CHECK(m.reader_done(t));
   CHECK_FALSE(m.finished(t));
-  // Every reachable state has a successor or is finished, in every variant.
-  for (int v = 0; v < 7; ++v)
-    CHECK(explore(M(v, defaults()), opts({M::Deadlock})).props[0].verdict == Verdict::Holds);
+  // Every reachable state has a successor or is finished, and a finished
+  // state stays reachable from every state, in every variant.
+  for (int v = 0; v < 7; ++v) {
+    const auto r = explore(M(v, defaults()), opts({M::Deadlock, M::Progress}));
+    CHECK(r.props[0].verdict == Verdict::Holds);
+    CHECK(r.props[1].verdict == Verdict::Holds);
+  }
 }
 
 TEST_CASE("inflight: footprints") {
