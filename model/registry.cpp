@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "explorer/adapter.hpp"
+#include "model/inflight.hpp"
 #include "model/integrity.hpp"
 #include "model/tags.hpp"
 #include "model/workqueue.hpp"
@@ -12,9 +13,10 @@ namespace blkmc {
 
 const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<TagsModel> tags;
+  static const ModelAdapter<InflightModel> inflight;
   static const ModelAdapter<IntegrityModel> integrity;
   static const ModelAdapter<WorkqueueModel> workqueue;
-  static const std::vector<const ModelHandle*> models{&tags, &integrity, &workqueue};
+  static const std::vector<const ModelHandle*> models{&tags, &inflight, &integrity, &workqueue};
   return models;
 }
 
