@@ -4,7 +4,9 @@ of variant x property at the default parameters (verdict, counterexample
 length, states, seconds), then one row per checked-in counterexample (the
 check that produced it, rerun with --from-trace).
 
-Usage: bench/verdict-tables.py [BLKMC] [MODEL...]   (BLKMC default build/blkmc)
+Usage: bench/verdict-tables.py [BLKMC] [MODEL[:k=v,...]...]   (BLKMC default build/blkmc)
+A MODEL:k=v,... argument prints that model's matrix at those parameters (the
+argument may repeat); the counterexample table comes with the first one.
 """
 import glob
 import json
@@ -31,22 +33,32 @@ def cell(p):
 
 def main():
     blkmc = sys.argv[1] if len(sys.argv) > 1 else "build/blkmc"
-    only = set(sys.argv[2:])
-    models = run(blkmc, "list", "--json")
-    for m in models:
-        if only and m["model"] not in only:
-            continue
+    models = {m["model"]: m for m in run(blkmc, "list", "--json")}
+    wanted = sys.argv[2:] or list(models)
+    tabled = set()
+    for arg in wanted:
+        name, _, given = arg.partition(":")
+        if name not in models:
+            sys.exit(f"unknown model {name}")
+        m = models[name]
+        overrides = [kv for kv in given.split(",") if kv]
+        pargs = [x for kv in overrides for x in ("-p", kv)]
         props = [p["name"] for p in m["properties"]]
-        defaults = ",".join(f"{p['name']}={p['default']}" for p in m["params"])
-        print(f"#### `{m['model']}` at the defaults ({defaults})\n")
+        values = {p["name"]: p["default"] for p in m["params"]}
+        values.update(kv.split("=", 1) for kv in overrides)
+        shown = ",".join(f"{k}={v}" for k, v in values.items())
+        print(f"#### `{m['model']}` at {shown}\n")
         print("| variant | " + " | ".join(props) + " | states | seconds |")
         print("|---" * (len(props) + 3) + "|")
         for v in m["variants"]:
-            r = run(blkmc, "check", m["model"], "-v", v["name"], "--bfs", "-q", "--json")
+            r = run(blkmc, "check", m["model"], "-v", v["name"], *pargs, "--bfs", "-q", "--json")
             cells = {p["property"]: cell(p) for p in r["properties"]}
             print(f"| {v['name']} | " + " | ".join(cells[p] for p in props) +
                   f" | {r['stats']['states']:,} | {r['stats']['seconds']:.3f} |")
         print()
+        if name in tabled:
+            continue
+        tabled.add(name)
         files = sorted(glob.glob(f"counterexamples/{m['model']}/*.json"))
         if not files:
             continue
