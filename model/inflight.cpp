@@ -250,14 +250,7 @@ void InflightModel::end_read(State& s) const {
 }
 
 bool InflightModel::apply(const State& s, const Step& step, State& next) const {
-  bool found = false;
-  for_each_successor(s, [&](const Step& st, const State& n) {
-    if (!found && st == step) {
-      next = n;
-      found = true;
-    }
-  });
-  return found;
+  return apply_step(*this, s, step, next);
 }
 
 bool InflightModel::finished(const State& s) const {

@@ -454,14 +454,7 @@ void IntegrityModel::bio_put(State& s, Why why) const {
 // --- checking ---
 
 bool IntegrityModel::apply(const State& s, const Step& step, State& next) const {
-  bool found = false;
-  for_each_successor(s, [&](const Step& st, const State& n) {
-    if (!found && st == step) {
-      next = n;
-      found = true;
-    }
-  });
-  return found;
+  return apply_step(*this, s, step, next);
 }
 
 bool IntegrityModel::finished(const State& s) const {

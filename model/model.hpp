@@ -60,6 +60,20 @@ struct Footprint {
   }
 };
 
+// The usual apply(): the step among the state's successors (a step carries
+// its nondeterministic choice, so at most one successor matches).
+template <class M, class State>
+bool apply_step(const M& m, const State& s, const Step& step, State& next) {
+  bool found = false;
+  m.for_each_successor(s, [&](const Step& st, const State& n) {
+    if (!found && st == step) {
+      next = n;
+      found = true;
+    }
+  });
+  return found;
+}
+
 struct ParamInfo {
   std::string name;
   int def, min, max;

@@ -195,14 +195,7 @@ void TagsModel::bt_iter(State& s) const {
 }
 
 bool TagsModel::apply(const State& s, const Step& step, State& next) const {
-  bool found = false;
-  for_each_successor(s, [&](const Step& st, const State& n) {
-    if (!found && st == step) {
-      next = n;
-      found = true;
-    }
-  });
-  return found;
+  return apply_step(*this, s, step, next);
 }
 
 bool TagsModel::finished(const State& s) const {

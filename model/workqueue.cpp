@@ -245,14 +245,7 @@ void WorkqueueModel::journal_write(State& s) const {
 }
 
 bool WorkqueueModel::apply(const State& s, const Step& step, State& next) const {
-  bool found = false;
-  for_each_successor(s, [&](const Step& st, const State& n) {
-    if (!found && st == step) {
-      next = n;
-      found = true;
-    }
-  });
-  return found;
+  return apply_step(*this, s, step, next);
 }
 
 bool WorkqueueModel::finished(const State& s) const {

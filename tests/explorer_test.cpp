@@ -27,14 +27,7 @@ Step mkstep(int actor, int action, int arg = 0) {
 template <class Derived, class S>
 struct ToyBase {
   bool apply(const S& s, const Step& step, S& next) const {
-    bool found = false;
-    static_cast<const Derived&>(*this).for_each_successor(s, [&](const Step& st, const S& n) {
-      if (!found && st == step) {
-        next = n;
-        found = true;
-      }
-    });
-    return found;
+    return apply_step(static_cast<const Derived&>(*this), s, step, next);
   }
   std::string describe(const S&, const Step& st) const {
     return fmt::format("actor {} action {} arg {}", int(st.actor), int(st.action), int(st.arg));

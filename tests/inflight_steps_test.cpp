@@ -11,8 +11,10 @@
 
 #include "explorer/search.hpp"
 #include "model/inflight.hpp"
+#include "tests/model_steps.hpp"
 
 using namespace blkmc;
+using namespace blkmc::testing;
 
 namespace {
 
@@ -25,42 +27,11 @@ Params params(int parts, int submitters, int rounds, int reads, int target, int 
 }
 Params defaults() { return params(2, 2, 1, 1, -1, 0, 2); }
 
-Step step(int actor, int action, int arg = 0) {
-  return Step{static_cast<std::uint8_t>(actor), static_cast<std::uint8_t>(action),
-              static_cast<std::uint8_t>(arg)};
-}
 // Submit to part t on CPU c.
 Step submit(int sub, int t, int c = 0) { return step(sub, M::SUBMIT, t | (c << 4)); }
 Step dispatch(int sub) { return step(sub, M::DISPATCH); }
 Step complete(int sub, int c = 0) { return step(sub, M::COMPLETE, c); }
 Step free_rq(int sub) { return step(sub, M::FREE); }
-
-std::vector<std::pair<Step, State>> successors(const M& m, const State& s) {
-  std::vector<std::pair<Step, State>> out;
-  m.for_each_successor(s, [&](const Step& st, const State& n) { out.emplace_back(st, n); });
-  return out;
-}
-
-std::vector<std::pair<Step, State>> successors_of(const M& m, const State& s, int actor) {
-  std::vector<std::pair<Step, State>> out;
-  for (auto& x : successors(m, s))
-    if (x.first.actor == actor) out.push_back(x);
-  return out;
-}
-
-State run(const M& m, const State& s, const Step& st) {
-  State next{};
-  const bool ok = m.apply(s, st, next);
-  INFO("step actor=" << int(st.actor) << " action=" << int(st.action) << " arg=" << int(st.arg)
-                     << " from: " << m.summary(s));
-  REQUIRE(ok);
-  return next;
-}
-
-State run_all(const M& m, State s, const std::vector<Step>& steps) {
-  for (const Step& st : steps) s = run(m, s, st);
-  return s;
-}
 
 // A whole read of target t: READ then VISITs to the end.
 State read_all(const M& m, State s, int t) {
@@ -68,17 +39,6 @@ State read_all(const M& m, State s, int t) {
   s = run(m, s, step(r, M::READ, t));
   for (int e = 1; e < m.read_elements(); ++e) s = run(m, s, step(r, M::VISIT, e));
   return s;
-}
-
-bool same(const M& m, const State& a, const State& b) {
-  return std::memcmp(a.b.data(), b.b.data(), m.state_bytes()) == 0;
-}
-
-int var_index(const M& m, const std::string& name) {
-  const auto names = m.variable_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  REQUIRE(it != names.end());
-  return static_cast<int>(it - names.begin());
 }
 
 SearchOptions opts(std::vector<int> props = {}) {

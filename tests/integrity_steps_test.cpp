@@ -13,8 +13,10 @@
 
 #include "explorer/search.hpp"
 #include "model/integrity.hpp"
+#include "tests/model_steps.hpp"
 
 using namespace blkmc;
+using namespace blkmc::testing;
 
 namespace {
 
@@ -23,31 +25,6 @@ using State = M::State;
 
 Params params(int levels, int owner, int verify_fn = 1, int split = 0) {
   return {{"levels", levels}, {"owner", owner}, {"verify_fn", verify_fn}, {"split", split}};
-}
-
-Step step(int actor, int action, int arg = 0) {
-  return Step{static_cast<std::uint8_t>(actor), static_cast<std::uint8_t>(action),
-              static_cast<std::uint8_t>(arg)};
-}
-
-std::vector<std::pair<Step, State>> successors(const M& m, const State& s) {
-  std::vector<std::pair<Step, State>> out;
-  m.for_each_successor(s, [&](const Step& st, const State& n) { out.emplace_back(st, n); });
-  return out;
-}
-
-State run(const M& m, const State& s, const Step& st) {
-  State next{};
-  const bool ok = m.apply(s, st, next);
-  INFO("step actor=" << int(st.actor) << " action=" << int(st.action) << " arg=" << int(st.arg)
-                     << " from: " << m.summary(s));
-  REQUIRE(ok);
-  return next;
-}
-
-State run_all(const M& m, State s, const std::vector<Step>& steps) {
-  for (const Step& st : steps) s = run(m, s, st);
-  return s;
 }
 
 // Follows the only enabled step until none or several are enabled; returns
@@ -69,13 +46,6 @@ std::vector<Step> submission(int levels) {
   for (int k = 0; k + 1 < levels; ++k) v.push_back(step(M::kSubmitter, M::CLONE, k));
   v.push_back(step(M::kSubmitter, M::PREP, levels - 1));
   return v;
-}
-
-int var_index(const M& m, const std::string& name) {
-  const auto names = m.variable_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  REQUIRE(it != names.end());
-  return static_cast<int>(it - names.begin());
 }
 
 const std::vector<int> kVariants = {M::V4_12, M::StopAbusing, M::BipBlockIntegrity, M::OwnerKeeps};

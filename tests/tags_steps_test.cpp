@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "model/tags.hpp"
+#include "tests/model_steps.hpp"
 
 using namespace blkmc;
+using namespace blkmc::testing;
 
 namespace {
 
@@ -17,51 +19,6 @@ using State = TagsModel::State;
 
 Params params(int ntags, int submitters, int rounds, int pool) {
   return {{"ntags", ntags}, {"submitters", submitters}, {"rounds", rounds}, {"pool", pool}};
-}
-
-Step step(int actor, int action, int arg = 0) {
-  return Step{static_cast<std::uint8_t>(actor), static_cast<std::uint8_t>(action),
-              static_cast<std::uint8_t>(arg)};
-}
-
-std::vector<std::pair<Step, State>> successors(const TagsModel& m, const State& s) {
-  std::vector<std::pair<Step, State>> out;
-  m.for_each_successor(s, [&](const Step& st, const State& n) { out.emplace_back(st, n); });
-  return out;
-}
-
-std::vector<std::pair<Step, State>> successors_of(const TagsModel& m, const State& s, int actor) {
-  auto all = successors(m, s);
-  std::vector<std::pair<Step, State>> out;
-  for (auto& x : all)
-    if (x.first.actor == actor) out.push_back(x);
-  return out;
-}
-
-// Applies a step that must be enabled.
-State run(const TagsModel& m, const State& s, const Step& st) {
-  State next{};
-  const bool ok = m.apply(s, st, next);
-  INFO("step actor=" << int(st.actor) << " action=" << int(st.action) << " arg=" << int(st.arg)
-                     << " from: " << m.summary(s));
-  REQUIRE(ok);
-  return next;
-}
-
-State run_all(const TagsModel& m, State s, const std::vector<Step>& steps) {
-  for (const Step& st : steps) s = run(m, s, st);
-  return s;
-}
-
-bool same(const TagsModel& m, const State& a, const State& b) {
-  return std::equal(a.b.begin(), a.b.begin() + static_cast<long>(m.state_bytes()), b.b.begin());
-}
-
-int var_index(const TagsModel& m, const std::string& name) {
-  const auto names = m.variable_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  REQUIRE(it != names.end());
-  return static_cast<int>(it - names.begin());
 }
 
 // The steps of one full round of submitter `sub` on tag t (pool = 0).

@@ -13,8 +13,10 @@
 
 #include "explorer/search.hpp"
 #include "model/workqueue.hpp"
+#include "tests/model_steps.hpp"
 
 using namespace blkmc;
+using namespace blkmc::testing;
 
 namespace {
 
@@ -23,17 +25,6 @@ using State = M::State;
 
 Params params(int workers, int keys, int rounds, int journal_full = 1) {
   return {{"workers", workers}, {"keys", keys}, {"rounds", rounds}, {"journal_full", journal_full}};
-}
-
-Step step(int actor, int action, int arg = 0) {
-  return Step{static_cast<std::uint8_t>(actor), static_cast<std::uint8_t>(action),
-              static_cast<std::uint8_t>(arg)};
-}
-
-std::vector<std::pair<Step, State>> successors(const M& m, const State& s) {
-  std::vector<std::pair<Step, State>> out;
-  m.for_each_successor(s, [&](const Step& st, const State& n) { out.emplace_back(st, n); });
-  return out;
 }
 
 std::vector<Step> enabled(const M& m, const State& s, int actor) {
@@ -46,27 +37,6 @@ std::vector<Step> enabled(const M& m, const State& s, int actor) {
 bool is_enabled(const M& m, const State& s, const Step& st) {
   State dummy{};
   return m.apply(s, st, dummy);
-}
-
-State run(const M& m, const State& s, const Step& st) {
-  State next{};
-  const bool ok = m.apply(s, st, next);
-  INFO("step actor=" << int(st.actor) << " action=" << int(st.action) << " arg=" << int(st.arg)
-                     << " from: " << m.summary(s));
-  REQUIRE(ok);
-  return next;
-}
-
-State run_all(const M& m, State s, const std::vector<Step>& steps) {
-  for (const Step& st : steps) s = run(m, s, st);
-  return s;
-}
-
-int var_index(const M& m, const std::string& name) {
-  const auto names = m.variable_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  REQUIRE(it != names.end());
-  return static_cast<int>(it - names.begin());
 }
 
 std::vector<std::uint8_t> queue(const M& m, const State& s, int q) {
