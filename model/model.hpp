@@ -94,7 +94,15 @@ struct VariantInfo {
 // can wake, a busy-looping waker). Decided on the complete state space; its
 // counterexample is a lasso: a path to a stuck state, then a cycle among
 // stuck states (empty when the stuck state has no successors).
-enum class PropKind { Invariant, Deadlock, Progress };
+// Maximize: a measure over reachable states (the model's
+// `int measure(int prop, const State&) const`, e.g. how many dispatches the
+// tracked request has waited); the explorer reports its maximum and a
+// shortest trace to it, and `--prop NAME<=K` turns it into holds/violated.
+// Starvation: with the model's `bool pending(int prop, const State&) const`
+// (e.g. the tracked request is still queued), violated by a reachable cycle
+// of pending states that is fair (weak fairness per actor: an actor enabled
+// in every state of the cycle takes a step in it); a lasso counterexample.
+enum class PropKind { Invariant, Deadlock, Progress, Maximize, Starvation };
 
 struct PropInfo {
   std::string name;
