@@ -4,13 +4,15 @@
 #include <fmt/ranges.h>
 
 #include "explorer/adapter.hpp"
+#include "model/sbitmap.hpp"
 #include "model/tags.hpp"
 
 namespace blkmc {
 
 const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<TagsModel> tags;
-  static const std::vector<const ModelHandle*> models{&tags};
+  static const ModelAdapter<SbitmapModel> sbitmap;
+  static const std::vector<const ModelHandle*> models{&tags, &sbitmap};
   return models;
 }
 
