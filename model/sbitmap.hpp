@@ -157,6 +157,7 @@ class SbitmapModel {
   int waiters(const State& s) const;  // tasks on any wait queue
   // Wait queue q, FIFO: entry i is task+1, 0 past the end.
   std::uint8_t list_at(const State& s, int q, int i) const { return s.b[off_list_ + q * ntasks_ + i]; }
+  std::uint8_t& list_at(State& s, int q, int i) const { return s.b[off_list_ + q * ntasks_ + i]; }
   int list_len(const State& s, int q) const;
   bool waitqueue_active(const State& s, int q) const { return list_at(s, q, 0) != 0; }
   int ws_active(const State& s) const;  // tasks with sbq_wait->sbq set
