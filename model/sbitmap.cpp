@@ -35,9 +35,9 @@ const ModelInfo& SbitmapModel::static_info() {
       "sleeping for one (lost wake-ups = I/O hangs)",
       {
           {"tags", 2, 1, kMaxTags, "tags in the bitmap (one sbitmap word)"},
-          {"tasks", 2, 1, kMaxTasks, "tasks that allocate and free tags"},
+          {"tasks", 3, 1, kMaxTasks, "tasks that allocate and free tags"},
           {"rounds", 1, 1, kMaxRounds, "get-tag / put-tag cycles per task"},
-          {"nr_ws", 1, 1, kMaxWs, "wait queues (SBQ_WAIT_QUEUES, 8 in the kernel)"},
+          {"nr_ws", 2, 1, kMaxWs, "wait queues (SBQ_WAIT_QUEUES, 8 in the kernel)"},
           {"batch", 0, 0, 8,
            "wake_batch; 0: clamp(tags / nr_ws, 1, 8), the kernel's rule with nr_ws queues"},
           {"clear", -1, -1, 3,
@@ -377,7 +377,14 @@ void SbitmapModel::sbq_wake_ptr(State& s, int t, std::string* text) const {
     *text = fmt::format("sbq_wake_ptr from wake_index {}{}", before,
                         variant_ == H30514 ? " (skipping wait_cnt 0)" : "");
   if (q < 0) {
-    if (text) *text += ": no queue to wake: return";
+    if (text) {
+      const int skipped = variant_ == H30514 ? find_wake_ptr(s, false) : -1;
+      *text += skipped >= 0
+                   ? fmt::format(": {} has {} waiting but wait_cnt 0, skipped; no queue to wake: "
+                                 "return (this free's wake-up is lost)",
+                                 ws_name(skipped), list_len(s, skipped))
+                   : std::string(": no queue to wake: return");
+    }
     waker_done(s, t);
     return;
   }
@@ -396,9 +403,13 @@ void SbitmapModel::wait_cnt_dec(State& s, int t, std::string* text) const {
   if (variant_ == J48c033 || variant_ == H30514) {
     // 4acb83417cad: cur = read; if (cur == 0) return true; try_cmpxchg(cur, cur - 1)
     if (cur == 0) {
-      if (text)
+      if (text) {
         *text = fmt::format("__sbq_wake_up: {}->wait_cnt is 0: return true, call again",
                             ws_name(q));
+        const int v = irq_victim(s);
+        if (irq_owner(s) == t && v >= 0 && resetting(s, v) && wws(s, v) == wws(s, t))
+          *text += fmt::format(" (only task {}, interrupted on this CPU, would reset it)", v);
+      }
       waker_retry(s, t);
       return;
     }
@@ -410,12 +421,12 @@ void SbitmapModel::wait_cnt_dec(State& s, int t, std::string* text) const {
                           cur - 1);
     return;
   }
-  const int c = std::max(cur - 1, kWaitCntFloor);
+  const int c = std::max(cur - 1, wait_cnt_floor());
   set_wait_cnt(s, q, c);
   set_cnt(s, t, c);
   if (text)
     *text = fmt::format("atomic_dec_return(&{}->wait_cnt) = {}{}", ws_name(q), c,
-                        cur - 1 < kWaitCntFloor ? " (saturated)" : "");
+                        cur - 1 < wait_cnt_floor() ? " (saturated)" : "");
   if (variant_ == PreC854 || variant_ == C854) {
     if (c > 0) {
       if (text) *text += " > 0: return";

@@ -26,8 +26,9 @@
 //   sleep).
 // - sbq_wake_ptr's scan, sbq_index_atomic_inc, a try_cmpxchg loop and
 //   __sbitmap_queue_wake_up's scan are each one atomic step.
-// - wait_cnt saturates at kWaitCntFloor, so a waker that decrements it
-//   forever (a busy loop) cycles through finitely many states.
+// - wait_cnt saturates at -(tasks + 1), below anything concurrent
+//   decrements reach without a retry, so a waker that decrements it forever
+//   (a busy loop) cycles through finitely many states.
 // - irq=1: a task may run its whole put path as an interrupt on the CPU of a
 //   task that is inside its own wake-up path; the interrupted task cannot
 //   step until the interrupt's wake-up returns (30514bd2dd4e's lockup).
@@ -46,7 +47,6 @@ namespace blkmc {
 class SbitmapModel {
  public:
   static constexpr int kMaxTags = 8, kMaxTasks = 6, kMaxWs = 8, kMaxRounds = 4;
-  static constexpr int kWaitCntFloor = -8;
   static constexpr int kTaskBytes = 8;
   using State = ByteState<9 + kMaxWs + kMaxWs * kMaxTasks + kTaskBytes * kMaxTasks>;
 
@@ -120,6 +120,7 @@ class SbitmapModel {
   int nr_ws() const { return nws_; }
   int batch() const { return batch_; }
   int clear() const { return clear_; }
+  int wait_cnt_floor() const { return -(ntasks_ + 1); }
   bool irq() const { return irq_; }
   bool six_two() const { return variant_ >= K4f8126; }  // completion_cnt scheme
   static int default_clear(int variant);
