@@ -29,11 +29,7 @@ void print_list(bool as_json) {
             {{"name", v.name}, {"commit", v.commit}, {"summary", v.summary}, {"source", v.source}});
       for (const auto& p : inf.props)
         j["properties"].push_back(
-            {{"name", p.name},
-             {"kind", p.kind == PropKind::Deadlock   ? "deadlock"
-                      : p.kind == PropKind::Progress ? "progress"
-                                                     : "invariant"},
-             {"summary", p.summary}});
+            {{"name", p.name}, {"kind", to_string(p.kind)}, {"summary", p.summary}});
       all.push_back(j);
       continue;
     }
@@ -47,13 +43,23 @@ void print_list(bool as_json) {
                                v.summary, "", v.source);
     std::cout << "  properties:\n";
     for (const auto& p : inf.props)
-      std::cout << fmt::format("    {:<20} {}\n", p.name, p.summary);
+      std::cout << fmt::format("    {:<20} {}{}\n", p.name, p.summary,
+                               p.kind == PropKind::Maximize     ? " [maximize; NAME<=K bounds it]"
+                               : p.kind == PropKind::Starvation ? " [starvation, weak fairness]"
+                                                                : "");
   }
   if (as_json) std::cout << all.dump(2) << '\n';
 }
 
-std::string trace_path(const std::string& base, const std::string& prop, bool several) {
+// A property as part of a file name: NAME<=K becomes NAME-leK.
+std::string file_safe(std::string prop) {
+  if (const auto le = prop.find("<="); le != std::string::npos) prop.replace(le, 2, "-le");
+  return prop;
+}
+
+std::string trace_path(const std::string& base, const std::string& prop_spec, bool several) {
   if (!several) return base;
+  const std::string prop = file_safe(prop_spec);
   const auto dot = base.rfind('.');
   const auto slash = base.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
@@ -65,46 +71,73 @@ std::string trace_path(const std::string& base, const std::string& prop, bool se
 // exit 1 when the patch breaks a property (a regression), 0 otherwise.
 int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
                      bool as_json) {
-  int changed = 0, regressions = 0;
+  int changed = 0, regressions = 0, values_changed = 0;
   nlohmann::json rows = nlohmann::json::array();
   if (!as_json)
     std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
                              params_string(a.params), a.variant, b.variant, "property", a.variant,
                              b.variant);
+  // A maximize property without a bound shows its maximum ("max>=" when the
+  // search was incomplete) instead of a verdict.
+  auto cell = [](const CheckOutcome::Prop& p) {
+    if (p.value && !p.bound) return fmt::format("max{}{}", p.value_exact ? "=" : ">=", *p.value);
+    return to_string(p.verdict);
+  };
   for (std::size_t i = 0; i < a.props.size(); ++i) {
     const auto &pa = a.props[i], &pb = b.props[i];
     const bool diff = pa.verdict != pb.verdict;
+    const bool maximize = pa.value && !pa.bound;
+    const bool value_diff = maximize && (pa.value != pb.value || pa.value_exact != pb.value_exact);
+    values_changed += value_diff;
     changed += diff;
     regressions += diff && pb.verdict == Verdict::Violated;
     std::string note;
-    // The counterexample of the side that is violated shows what changed.
-    const auto& side = pb.verdict == Verdict::Violated ? pb : pa;
+    // The counterexample of the side that is violated shows what changed; for
+    // a maximum that changed, the trace to the new maximum.
+    const bool after_side = pb.verdict == Verdict::Violated || (!diff && value_diff);
+    const auto& side = after_side ? pb : pa;
     const auto& cx = side.trace;
-    if (diff && cx && !trace_out.empty()) {
-      const std::string path =
-          fmt::format("{}-{}-{}.json", trace_out, pb.verdict == Verdict::Violated ? b.variant : a.variant, pa.name);
+    if ((diff || value_diff) && cx && !trace_out.empty()) {
+      const std::string path = fmt::format("{}-{}-{}.json", trace_out,
+                                           after_side ? b.variant : a.variant, file_safe(pa.name));
       write_trace_file(*cx, path);
       note = " trace: " + path;
     }
-    rows.push_back({{"property", pa.name},
-                    {"before", to_string(pa.verdict)},
-                    {"after", to_string(pb.verdict)},
-                    {"changed", diff}});
+    nlohmann::json row{{"property", pa.name},
+                       {"before", to_string(pa.verdict)},
+                       {"after", to_string(pb.verdict)},
+                       {"changed", diff}};
+    if (maximize) {
+      row["value_before"] = *pa.value;
+      row["value_after"] = *pb.value;
+      row["value_exact_before"] = pa.value_exact;
+      row["value_exact_after"] = pb.value_exact;
+      row["value_changed"] = value_diff;
+    }
+    rows.push_back(row);
+    const std::string mark = diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
+                             : value_diff ? fmt::format("CHANGED ({} -> {})", cell(pa), cell(pb))
+                                          : "";
     if (!as_json)
-      std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, to_string(pa.verdict),
-                               to_string(pb.verdict),
-                               diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
-                                    : "",
+      std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,
                                note);
   }
   if (as_json)
-    std::cout << nlohmann::json{{"model", a.model}, {"params", a.params}, {"before", a.variant},
-                                {"after", b.variant}, {"properties", rows},
-                                {"changed", changed}, {"regressions", regressions}}.dump(2)
+    std::cout << nlohmann::json{{"model", a.model},
+                                {"params", a.params},
+                                {"before", a.variant},
+                                {"after", b.variant},
+                                {"properties", rows},
+                                {"changed", changed},
+                                {"values_changed", values_changed},
+                                {"regressions", regressions}}
+                     .dump(2)
               << '\n';
   else
-    std::cout << fmt::format("  {} verdict(s) changed ({} states before, {} after)\n", changed,
-                             a.stats.states, b.stats.states);
+    std::cout << fmt::format(
+        "  {} verdict(s) changed{} ({} states before, {} after)\n", changed,
+        values_changed ? fmt::format(", {} maximum(s) changed", values_changed) : std::string(),
+        a.stats.states, b.stats.states);
   return regressions ? 1 : 0;
 }
 
@@ -132,7 +165,9 @@ int main(int argc, char** argv) {
                     "rerun the check that produced this trace: its model, variant, parameters, "
                     "property and search order (options given here override them)");
   check->add_option("--param,-p", params, "model parameter name=value (repeatable)");
-  check->add_option("--prop", props, "property to check (repeatable; default: all)");
+  check->add_option("--prop", props,
+                    "property to check (repeatable; default: all); NAME<=K bounds a maximize "
+                    "property");
   check->add_flag("--bfs", bfs, "breadth-first: shortest counterexamples");
   check->add_flag("--dfs", dfs, "depth-first (default)");
   check->add_option("--max-states", max_states, "stop after this many states")
@@ -162,7 +197,8 @@ int main(int argc, char** argv) {
   compare->add_option("--before", before, "variant before the patch")->required();
   compare->add_option("--after", after, "variant after the patch")->required();
   compare->add_option("--param,-p", params, "model parameter name=value (repeatable)");
-  compare->add_option("--prop", props, "property (repeatable; default: all)");
+  compare->add_option("--prop", props,
+                      "property (repeatable; default: all; NAME<=K bounds a maximize one)");
   compare->add_option("--time", seconds, "time limit per run, seconds")
       ->check(CLI::Range(0.001, 1e7));
   compare->add_option("--max-states", max_states, "state limit per run")
@@ -263,8 +299,12 @@ int main(int argc, char** argv) {
         else
           for (const auto& line : r.story) std::cout << line << '\n';
       }
-      std::cout << (r.reproduced ? fmt::format("reproduced: {} is violated\n", t.property)
-                                 : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
+      if (!r.verdict_line.empty())
+        std::cout << (r.reproduced ? "reproduced: " : "NOT reproduced: ") << r.verdict_line << '\n';
+      else
+        std::cout << (r.reproduced
+                          ? fmt::format("reproduced: {} is violated\n", t.property)
+                          : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
       return r.reproduced ? kExitHolds : kExitReplayMismatch;
     }
     if (compare->parsed()) {
