@@ -4,7 +4,10 @@
 // with an integer EXPECTED.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -13,6 +16,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/compare.hpp"
 #include "cli/suite.hpp"
 #include "explorer/adapter.hpp"
 #include "explorer/report.hpp"
@@ -53,19 +57,20 @@ struct ToyBase {
 // n + 2a steps); a state with wait > K (K < n + a) first needs K + 1
 // dispatches and max(0, K + 1 - n) arrivals. max-queue: n + a after the a
 // arrivals alone. r-served (starvation): there is no cycle at all: holds.
+// Variant no-arrivals: a is 0 whatever the parameter says.
 struct Wait : ToyBase<Wait, ByteState<4>> {
   using State = ByteState<4>;
   enum Prop { MaxWait, MaxQueue, Bounded, RServed };
   enum Action { DISPATCH, DISPATCH_R, ARRIVE };
   int n, a;
   Wait(int n_, int a_) : n(n_), a(a_) {}
-  Wait(int, const Params& p) : n(p.at("n")), a(p.at("a")) {}
+  Wait(int variant, const Params& p) : n(p.at("n")), a(variant == 1 ? 0 : p.at("a")) {}
   static const ModelInfo& static_info() {
     static const ModelInfo info{
         "wait",
         "a request waiting behind others",
         {{"n", 2, 0, 6, "requests ahead of R"}, {"a", 1, 0, 3, "arrivals"}},
-        {{"only", "-", "-", "-"}},
+        {{"only", "-", "-", "-"}, {"no-arrivals", "-", "-", "-"}},
         {{"max-wait", PropKind::Maximize, "dispatches R waits"},
          {"max-queue", PropKind::Maximize, "queue length"},
          {"queue-bounded", PropKind::Invariant, "never more than 100 queued"},
@@ -719,4 +724,60 @@ TEST_CASE("sched props: suite rows with an integer EXPECTED, bounded rows, starv
         CHECK(msg.find("toy:1:") == 0);
     }
   }
+}
+
+TEST_CASE("sched props: compare shows both maxima and marks the changed ones") {
+  SearchOptions o = opts(true);
+  const std::vector<std::string> props{"max-wait", "max-queue", "max-wait<=2", "r-served"};
+  const Params p{{"n", 2}, {"a", 1}};
+  const CheckOutcome before = kWaitHandle.check("only", p, props, o);
+  const CheckOutcome after = kWaitHandle.check("no-arrivals", p, props, o);
+  int rc = -1;
+  const std::string text = capture_cout([&] { rc = print_comparison(before, after, "", false); });
+  // The bound 2 is exceeded only with the arrival: FIXED, not a regression.
+  CHECK(rc == 0);
+  CHECK(text.find("  max-wait               max=3       max=2       CHANGED (max=3 -> max=2)\n") !=
+        std::string::npos);
+  CHECK(text.find("  max-queue              max=3       max=2       CHANGED (max=3 -> max=2)\n") !=
+        std::string::npos);
+  CHECK(text.find("  max-wait<=2            violated    holds       FIXED\n") != std::string::npos);
+  CHECK(text.find("  r-served               holds       holds       \n") != std::string::npos);
+  CHECK(text.find("1 verdict(s) changed, 2 maximum(s) changed") != std::string::npos);
+  // The other way round: a regression; JSON rows carry both values.
+  const std::string js = capture_cout([&] { rc = print_comparison(after, before, "", true); });
+  CHECK(rc == 1);
+  const nlohmann::json j = nlohmann::json::parse(js);
+  CHECK(j["regressions"] == 1);
+  CHECK(j["values_changed"] == 2);
+  CHECK(j["properties"][0]["value_before"] == 2);
+  CHECK(j["properties"][0]["value_after"] == 3);
+  CHECK(j["properties"][0]["value_changed"] == true);
+  CHECK_FALSE(j["properties"][2].contains("value_before"));
+  CHECK(j["properties"][2]["after"] == "violated");
+  // Same variant: nothing changed.
+  const std::string same = capture_cout([&] { rc = print_comparison(before, before, "", false); });
+  CHECK(rc == 0);
+  CHECK(same.find("CHANGED") == std::string::npos);
+  CHECK(same.find("0 verdict(s) changed (") != std::string::npos);
+  // --trace-out: the trace of each change (the new maximum; the violated side).
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("blkmc_sched_props_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string prefix = (dir / "cmp").string();
+  const std::string noted = capture_cout([&] { print_comparison(before, after, prefix, false); });
+  for (const char* f : {"cmp-no-arrivals-max-wait.json", "cmp-no-arrivals-max-queue.json",
+                        "cmp-only-max-wait-le2.json"}) {
+    INFO(f);
+    CHECK(std::filesystem::exists(dir / f));
+    CHECK(noted.find(std::string("trace: ") + (dir / f).string()) != std::string::npos);
+  }
+  const Trace tw = read_trace_file((dir / "cmp-no-arrivals-max-wait.json").string());
+  CHECK(tw.value == std::optional<int>(2));
+  CHECK(kWaitHandle.replay(tw).reproduced);
+  const Trace tb = read_trace_file((dir / "cmp-only-max-wait-le2.json").string());
+  CHECK(tb.property == "max-wait<=2");
+  CHECK(kWaitHandle.replay(tb).reproduced);
+  std::filesystem::remove_all(dir);
+  CHECK(prop_file_name("max-wait<=2") == "max-wait-le2");
+  CHECK(prop_file_name("max-wait") == "max-wait");
 }
