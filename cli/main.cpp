@@ -216,7 +216,10 @@ int main(int argc, char** argv) {
         std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
                                  t.variant, params_string(resolve_params(mh.info(), t.params)),
                                  t.property, t.steps.size());
-        if (msc) std::cout << render_msc(t);
+        if (msc)
+          std::cout << render_msc(
+              t, 34,
+              mh.info().props[std::size_t(parse_prop_spec(mh.info(), t.property).index)].kind);
         else
           for (const auto& line : r.story) std::cout << line << '\n';
       }

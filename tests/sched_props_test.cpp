@@ -18,6 +18,7 @@
 
 #include "cli/compare.hpp"
 #include "cli/suite.hpp"
+#include "counterexamples/render.hpp"
 #include "explorer/adapter.hpp"
 #include "explorer/report.hpp"
 #include "explorer/search.hpp"
@@ -780,4 +781,25 @@ TEST_CASE("sched props: compare shows both maxima and marks the changed ones") {
   std::filesystem::remove_all(dir);
   CHECK(prop_file_name("max-wait<=2") == "max-wait-le2");
   CHECK(prop_file_name("max-wait") == "max-wait");
+}
+
+TEST_CASE("sched props: message-sequence charts mark pending lassos and maxima") {
+  const Bypass m(1, true);
+  const auto r = explore(m, opts(true, {0}));
+  const Trace t = make_trace(m, "idle", {{"streams", 1}}, "starve", "bfs", *r.props[0].trace);
+  const std::string chart = render_msc(t, 20, PropKind::Starvation);
+  CHECK(chart.find("==== starve is pending from here on\n") != std::string::npos);
+  CHECK(chart.find("==== the steps below repeat forever (a weakly fair cycle)\n") !=
+        std::string::npos);
+  CHECK(chart.find("stuck from here") == std::string::npos);
+  const Wait w(2, 1);
+  const auto rw = explore(w, opts(true, {Wait::MaxWait, Wait::MaxWait}, {std::nullopt, 1}));
+  const Trace tw = make_trace(w, "only", {{"n", 2}, {"a", 1}}, "max-wait", "bfs",
+                              *rw.props[0].trace, rw.props[0].value);
+  CHECK(render_msc(tw, 20, PropKind::Maximize).find("==== max-wait = 3 here: the maximum\n") !=
+        std::string::npos);
+  const Trace tb =
+      make_trace(w, "only", {{"n", 2}, {"a", 1}}, "max-wait<=1", "bfs", *rw.props[1].trace);
+  CHECK(render_msc(tb, 20, PropKind::Maximize).find("==== max-wait<=1 is exceeded here\n") !=
+        std::string::npos);
 }
