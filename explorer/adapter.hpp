@@ -196,6 +196,7 @@ void replay_starvation(const M& m, int prop, const Trace& t,
   if (!t.loop) throw TraceMismatch("a starvation trace needs a loop");
   const std::size_t k = std::size_t(*t.loop), j = t.stuck ? std::size_t(*t.stuck) : k;
   if (k >= n) throw TraceMismatch("the loop of a starvation trace needs at least one step");
+  if (j > k) throw TraceMismatch("a starvation trace's stuck index lies after its loop start");
   if (std::memcmp(states[k].b.data(), states[n].b.data(), m.state_bytes()) != 0)
     throw TraceMismatch(fmt::format(
         "the loop does not close: the state after step {} differs from the one after step {}", n,

@@ -582,6 +582,9 @@ TEST_CASE("sched props: starvation traces round-trip; replay checks loop, pendin
   empty.loop = 5;
   empty.stuck = 5;
   CHECK_THROWS_AS(replay_in(m, 0, empty), TraceMismatch);
+  Trace late = t2;
+  late.stuck = 2;  // after the loop start (trace_from_json refuses it too)
+  CHECK_THROWS_AS(replay_in(m, 0, late), TraceMismatch);
   Trace open = t2;
   open.steps.pop_back();
   CHECK_THROWS_AS(replay_in(m, 0, open), TraceMismatch);
