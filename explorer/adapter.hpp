@@ -88,8 +88,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
       throw UsageError("malformed trace: a bounded maximize trace (NAME<=K) has no 'value'");
     if (!bound && !t.value)
       throw UsageError(
-          fmt::format("malformed trace: maximize trace of {} without a bound has no "
-                      "'value'",
+          fmt::format("malformed trace: maximize trace of {} without a bound has no 'value'",
                       pname));
   } else if (t.value) {
     throw UsageError("malformed trace: 'value' belongs to maximize traces only");
@@ -220,8 +219,7 @@ void replay_starvation(const M& m, int prop, const Trace& t,
     }
   r.story.insert(
       r.story.begin() + std::ptrdiff_t(2 * k),
-      fmt::format("      ---- steps {}..{} repeat forever; enabled throughout: {}; "
-                  "{} ----",
+      fmt::format("      ---- steps {}..{} repeat forever; enabled throughout: {}; {} ----",
                   k + 1, n, always.empty() ? "none" : fmt::format("{}", fmt::join(always, ", ")),
                   starved.empty()
                       ? "each of them steps in the loop (weakly fair)"
@@ -233,10 +231,9 @@ void replay_starvation(const M& m, int prop, const Trace& t,
         "{}: the state {} is not pending", pname,
         *not_pending ? fmt::format("after step {}", *not_pending) : std::string("at the start"));
   } else if (!starved.empty()) {
-    r.verdict_line = fmt::format(
-        "{}: the loop is not weakly fair ({} enabled throughout, never "
-        "steps)",
-        pname, fmt::format("{}", fmt::join(starved, ", ")));
+    r.verdict_line =
+        fmt::format("{}: the loop is not weakly fair ({} enabled throughout, never steps)", pname,
+                    fmt::format("{}", fmt::join(starved, ", ")));
   } else {
     r.reproduced = true;
     r.verdict_line =
