@@ -24,6 +24,8 @@ def run(blkmc, *args):
 
 def cell(p):
     v = p["verdict"]
+    if "value" in p and "bound" not in p:  # an unbounded maximum
+        return f"max = {p['value']}" + ("" if p.get("value_exact", True) else " (at least)")
     if v == "holds":
         return "holds"
     if v == "violated":
