@@ -6,6 +6,7 @@
 #include "explorer/adapter.hpp"
 #include "model/inflight.hpp"
 #include "model/integrity.hpp"
+#include "model/sched/sched_model.hpp"
 #include "model/tags.hpp"
 #include "model/workqueue.hpp"
 
@@ -16,7 +17,10 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<InflightModel> inflight;
   static const ModelAdapter<IntegrityModel> integrity;
   static const ModelAdapter<WorkqueueModel> workqueue;
-  static const std::vector<const ModelHandle*> models{&tags, &inflight, &integrity, &workqueue};
+  static const ModelAdapter<sched::DeadlineModel> deadline;
+  static const ModelAdapter<sched::NoneModel> none;
+  static const std::vector<const ModelHandle*> models{&tags,      &inflight, &integrity,
+                                                      &workqueue, &deadline, &none};
   return models;
 }
 
