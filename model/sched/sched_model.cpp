@@ -80,6 +80,8 @@ typename SchedModel<Sched>::State SchedModel<Sched>::initial() const {
   State s{};
   sched_.init(s);
   requeues_left(s) = static_cast<std::uint8_t>(wl_.dev.requeue);
+  if (clock_)
+    for (int p = 0; p < nproc_; ++p) think(s, p) = static_cast<std::uint8_t>(wl_.procs[std::size_t(p)].delay);
   return s;
 }
 
@@ -480,8 +482,7 @@ std::string SchedModel<Sched>::rq_list(const State& s, St st) const {
   for (const auto& [q, r] : v) {
     if (!out.empty()) out += ' ';
     out += rq_.name(r);
-    if (st == St::Sched && rq_.age(s, r) >= sched_.expire(rq_.dir(r)) && sched_.expire(rq_.dir(r)) < sched_.age_cap())
-      out += "!";  // past its deadline
+    if (st == St::Sched && rq_.age(s, r) >= sched_.expire(rq_.dir(r))) out += "!";  // past its deadline
     if (rq_.flag(s, r, kNoFifoTime)) out += "(fifo_time unset)";
   }
   return out.empty() ? "-" : out;

@@ -42,7 +42,8 @@ NoneScheduler::NoneScheduler(int variant, const Params&, const RqTable& t, std::
   if (variant != 0) throw UsageError("none: bad variant index");
 }
 
-void NoneScheduler::insert(SchedState& s, int rq, bool at_head, bool, Why* why) const {
+void NoneScheduler::insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
+  at_head = at_head || requeue;  // blk_mq_requeue_work: BLK_MQ_INSERT_AT_HEAD
   t_.set_flag(s, rq, kInserted, true);
   t_.set_status(s, rq, at_head ? St::SchedHead : St::Sched);
   t_.age(s, rq) = 0;

@@ -138,7 +138,7 @@ class NoneScheduler {
   void completed(SchedState&, int, Why*) const {}
   void timer(SchedState&) const {}
   bool accounting_ok(const SchedState&) const { return true; }
-  int expire(int) const { return age_cap(); }
+  int expire(int) const { return 256; }  // no deadlines
   int age_cap() const { return 1; }
   std::string summary(const SchedState&) const { return "none"; }
   nlohmann::json json(const SchedState&) const { return nlohmann::json::object(); }

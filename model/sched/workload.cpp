@@ -98,13 +98,14 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
   if (p.name.find(':') != std::string::npos || p.name.find('=') != std::string::npos)
     throw LineError{fmt::format("process name '{}' may not contain ':' or '='", p.name)};
   const auto o = options(w, 2);
-  check_keys(o, {"dir", "sync", "prio", "think", "cyclic", "head", "bypass", "reqs", "stream",
-                 "start", "stride", "size"});
+  check_keys(o, {"dir", "sync", "prio", "think", "delay", "cyclic", "head", "bypass", "reqs",
+                 "stream", "start", "stride", "size"});
   if (auto it = o.find("dir"); it != o.end()) p.dir = to_dir("dir", it->second);
   for (const auto& [k, v] : o) {
     if (k == "sync") p.sync = to_bool(k, v);
     else if (k == "prio") parse_prio(v, p);
     else if (k == "think") p.think = to_int(k, v, 0, 15);
+    else if (k == "delay") p.delay = to_int(k, v, 0, 60);
     else if (k == "cyclic") p.cyclic = to_bool(k, v);
     else if (k == "head") p.head = to_bool(k, v);
     else if (k == "bypass") p.bypass = to_bool(k, v);

@@ -17,7 +17,8 @@
 // waiting; 1: waits for the completion of its previous request), prio=
 // rt|be|idle|none[:LEVEL] (ioprio class and level; none maps to BE as in
 // the kernel), think=T (ticks between a completion (sync) or a submission
-// (async) and the next submission), cyclic=0|1 (restart the list forever),
+// (async) and the next submission), delay=T (ticks before the first
+// submission; think and delay need clock=1), cyclic=0|1 (restart the list forever),
 // head=1 (inserted at head: passthrough blk_execute_rq(at_head), requeues),
 // bypass=1 (blk_mq_request_bypass_insert: straight to hctx->dispatch, never
 // through the scheduler), and either reqs=ENTRY,... with ENTRY =
@@ -63,7 +64,7 @@ struct WlProc {
   std::string name;
   int dir = READ;  // default direction of its entries
   bool sync = false, cyclic = false, head = false, bypass = false;
-  int prio = BE, level = 4, think = 0;
+  int prio = BE, level = 4, think = 0, delay = 0;
   bool pre_gate = false;  // listed above the gate line
   int first = 0, count = 0;  // its requests: ids first .. first+count-1
 };
