@@ -79,6 +79,12 @@ void DeadlineScheduler::init(SchedState& s) const {
   last_dir(s) = WRITE;
 }
 
+// dd_queued() is a u32 difference in the kernel: a negative count reads as huge.
+std::string DeadlineScheduler::queued_text(const SchedState& s, int prio) const {
+  const int q = dd_queued(s, prio);
+  return q >= 0 ? std::to_string(q) : fmt::format("{} (as u32: {})", q, 4294967296LL + q);
+}
+
 void DeadlineScheduler::add_queued(SchedState& s, int prio, int delta) const {
   const int v = std::clamp(dd_queued(s, prio) + delta, -128, 127);
   s.b[off_ + 9 + prio] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v));
@@ -196,7 +202,10 @@ void DeadlineScheduler::dd_insert_request(SchedState& s, int rq, bool at_head, b
                          "tick(s)",
                          t_.name(rq), kPrio[prio], kDir[dir], expire(dir)));
   }
-  say(why, fmt::format("dd_queued({}) = {}", kPrio[prio], dd_queued(s, prio)));
+  say(why, fmt::format("dd_queued({}) = {}{}", kPrio[prio], queued_text(s, prio),
+                       requeue && variant_ != V6_18 && variant_ != HeadRequest
+                           ? " (counted again: a requeued request is inserted twice)"
+                           : ""));
 }
 
 void DeadlineScheduler::dd_finish_request(SchedState& s, int rq, Why* why) const {
@@ -205,8 +214,13 @@ void DeadlineScheduler::dd_finish_request(SchedState& s, int rq, Why* why) const
   // dd_insert_request (bypass inserts); b6d2b054e8ba on only inserted ones.
   if (variant_ == Prio5_14 || t_.flag(s, rq, kInserted)) {
     add_queued(s, prio, -1);
-    say(why, fmt::format("dd_finish_request: stats.completed++ for {}: dd_queued({}) = {}",
-                         kPrio[prio], kPrio[prio], dd_queued(s, prio)));
+    say(why, fmt::format("dd_finish_request: stats.completed++ for {}{}: dd_queued({}) = {}",
+                         kPrio[prio],
+                         t_.flag(s, rq, kInserted)
+                             ? ""
+                             : fmt::format(" although {} never went through dd_insert_request",
+                                           t_.name(rq)),
+                         kPrio[prio], queued_text(s, prio)));
   } else {
     say(why, "dd_finish_request: not inserted here, not counted");
   }
@@ -293,7 +307,10 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
                            uses_next_rq() ? "next_rq" : "latest_pos", t_.name(rq)));
     } else if (expired || next_rq < 0) {
       rq = deadline_fifo_request(s, prio, data_dir);
-      say(why, fmt::format("{}: fifo head {}", expired ? "deadline expired" : "nothing at/after latest_pos",
+      say(why, fmt::format("{}: fifo head {}",
+                           expired          ? "deadline expired"
+                           : uses_next_rq() ? "next_rq is NULL"
+                                            : "nothing at/after latest_pos",
                            t_.name(rq)));
     } else {
       rq = next_rq;
@@ -353,7 +370,7 @@ int DeadlineScheduler::dd_dispatch_request(SchedState& s, Why* why) const {
       bool queued_here = false;
       for (int r = 0; r < t_.size(); ++r) queued_here = queued_here || (t_.queued(s, r) && t_.prio(r) == prio);
       say(why, fmt::format("dd_queued({}) = {}{}: lower priorities wait", kPrio[prio],
-                           dd_queued(s, prio), queued_here ? "" : " (none of them queued)"));
+                           queued_text(s, prio), queued_here ? "" : " (none of them queued)"));
       return -1;
     }
   }
@@ -363,6 +380,9 @@ int DeadlineScheduler::dd_dispatch_request(SchedState& s, Why* why) const {
 std::string DeadlineScheduler::summary(const SchedState& s) const {
   std::string out = fmt::format("dd last_dir={} batching={} starved={}", kDir[last_dir(s)],
                                 batching(s), starved(s));
+  int truth[3] = {0, 0, 0};
+  for (int r = 0; r < t_.size(); ++r)
+    if (t_.outstanding(s, r)) ++truth[t_.prio(r)];
   for (int p = RT; p <= IDLE; ++p) {
     const int q = dd_queued(s, p);
     const int pr = pos(s, p, READ), pw = pos(s, p, WRITE);
@@ -372,6 +392,7 @@ std::string DeadlineScheduler::summary(const SchedState& s) const {
                          pr ? t_.name(pr - 1) : "-", pw ? t_.name(pw - 1) : "-");
     else
       out += fmt::format(" {}:queued={} latest_pos R={} W={}", kPrio[p], q, pr, pw);
+    if (q != truth[p]) out += fmt::format(" (but {} outstanding)", truth[p]);
   }
   return out;
 }

@@ -112,6 +112,7 @@ class DeadlineScheduler {
 
  private:
   void add_queued(SchedState& s, int prio, int delta) const;
+  std::string queued_text(const SchedState& s, int prio) const;
   void dd_insert_request(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const;
   void dd_finish_request(SchedState& s, int rq, Why* why) const;
   bool dd_has_work(const SchedState& s) const;
