@@ -870,6 +870,31 @@ TEST_CASE("deadline: gated setup: the write waits fifo_batch x writes_starved re
   }
 }
 
+TEST_CASE("deadline: gated setup: the whole dispatch order is fixed (reads by sector, the write after 32)") {
+  // real-devices.md: the 49-request order was identical in 29/30 runs. In
+  // the model every reachable state has dispatched a prefix of one order.
+  const DM m(DeadlineScheduler::V6_18, params({}));
+  const auto& t = m.rqs();
+  std::vector<int> order;
+  for (int r = 6; r < 6 + 32; ++r) order.push_back(r);  // reader.0 .. reader.31
+  order.push_back(5);                                   // writer.0
+  for (int r = 6 + 32; r < 6 + 48; ++r) order.push_back(r);
+  const auto g = reach(m);
+  int complete = 0;
+  for (const auto& s : g.states) {
+    if (m.gate_phase(s) != 2) continue;
+    std::size_t k = 0;
+    while (k < order.size() && !t.queued(s, order[k])) ++k;
+    for (std::size_t i = k; i < order.size(); ++i) CHECK(t.queued(s, order[i]));
+    complete += k == order.size();
+  }
+  CHECK(complete > 0);
+  // With one IDLE read queued as well, the write goes last.
+  Tun i;
+  i.workload = shipped("gated-write-idle");
+  CHECK(bfs_max(DM(DeadlineScheduler::V6_18, params(i)), DM::MaxWait) == 48);
+}
+
 TEST_CASE("deadline: a write arriving at any moment of a read stream waits fifo_batch x (writes_starved + 1) - 1") {
   // Enough reads for the worst case: fifo_batch x (writes_starved + 1).
   const int pairs[][2] = {{1, 2}, {4, 2}, {2, 1}, {3, 2}, {1, 0}, {4, 0}};
