@@ -31,9 +31,9 @@ struct Tun {
 };
 
 Params params(const Tun& t) {
-  return {{"workload", t.workload},   {"clock", t.clock},         {"wait_cap", t.cap},
-          {"fifo_batch", t.fb},       {"writes_starved", t.ws},   {"read_expire", t.re},
-          {"write_expire", t.we},     {"prio_aging_expire", t.age}};
+  return {{"workload", t.workload}, {"clock", t.clock},          {"wait_cap", t.cap},
+          {"fifo_batch", t.fb},     {"writes_starved", t.ws},    {"read_expire", t.re},
+          {"write_expire", t.we},   {"prio_aging_expire", t.age}};
 }
 
 Params none_params(int workload = 0, int clock = 0) {
@@ -361,7 +361,8 @@ TEST_CASE("deadline: initial state, layout and constructor checks") {
   CHECK(rc.think(rc.initial(), 0) == 3);
 }
 
-TEST_CASE("deadline: SUBMIT inserts into sort and fifo lists, at head, or bypasses to hctx->dispatch") {
+TEST_CASE(
+    "deadline: SUBMIT inserts into sort and fifo lists, at head, or bypasses to hctx->dispatch") {
   const DM m(DeadlineScheduler::V6_18, params({}),
              wl("proc a reqs=3\nproc h head=1 reqs=4\nproc f bypass=1 dir=W reqs=5\n"));
   const auto& t = m.rqs();
@@ -387,9 +388,11 @@ TEST_CASE("deadline: SUBMIT inserts into sort and fifo lists, at head, or bypass
   CHECK_FALSE(m.can_submit(s, 0));
 }
 
-TEST_CASE("deadline: sync processes wait for their completion, async ones do not, cyclic ones restart") {
+TEST_CASE(
+    "deadline: sync processes wait for their completion, async ones do not, cyclic ones restart") {
   const DM m(DeadlineScheduler::V6_18, params({}),
-             wl("device depth=2\nproc s sync=1 reqs=1,2\nproc a reqs=10,11\nproc c sync=1 cyclic=1 reqs=20\n"));
+             wl("device depth=2\nproc s sync=1 reqs=1,2\nproc a reqs=10,11\nproc c sync=1 cyclic=1 "
+                "reqs=20\n"));
   State s = m.initial();
   s = run(m, s, step(0, DM::SUBMIT, 0));
   CHECK_FALSE(m.can_submit(s, 0));  // waits for s.0
@@ -431,8 +434,7 @@ TEST_CASE("deadline: DISPATCH issues to the driver, or parks one request on hctx
   CHECK_FALSE(enabled(m, s, m.dispatcher(), DM::DISPATCH));
   CHECK_FALSE(enabled(m, s, m.dispatcher(), DM::ISSUE));
   // With slot=0 blk-mq does not call the scheduler without a free tag.
-  const DM m0(DeadlineScheduler::V6_18, params({}),
-              wl("device depth=1 slot=0\nproc a reqs=5,6\n"));
+  const DM m0(DeadlineScheduler::V6_18, params({}), wl("device depth=1 slot=0\nproc a reqs=5,6\n"));
   State z = run_all(m0, m0.initial(), {step(0, DM::SUBMIT, 0), step(0, DM::SUBMIT, 1)});
   z = run(m0, z, step(m0.dispatcher(), DM::DISPATCH, 0));
   CHECK_FALSE(enabled(m0, z, m0.dispatcher(), DM::DISPATCH));
@@ -474,9 +476,12 @@ TEST_CASE("deadline: COMPLETE in any order among the requests in service") {
   CHECK(successors(m, s).empty());
 }
 
-TEST_CASE("deadline: REQUEUE reinserts: at head and counted once in 6.18, at tail and counted twice before") {
+TEST_CASE(
+    "deadline: REQUEUE reinserts: at head and counted once in 6.18, at tail and counted twice "
+    "before") {
   const char* text = "device depth=1 requeue=1\nproc a reqs=1,2\n";
-  for (int v : {DeadlineScheduler::V6_18, DeadlineScheduler::Prio5_14, DeadlineScheduler::Prio5_16}) {
+  for (int v :
+       {DeadlineScheduler::V6_18, DeadlineScheduler::Prio5_14, DeadlineScheduler::Prio5_16}) {
     INFO("variant " << v);
     const DM m(v, params({}), wl(text));
     State s = run_all(m, m.initial(), {step(0, DM::SUBMIT, 0), step(0, DM::SUBMIT, 1)});
@@ -498,11 +503,14 @@ TEST_CASE("deadline: REQUEUE reinserts: at head and counted once in 6.18, at tai
   }
 }
 
-TEST_CASE("deadline: TICK ages queued requests, counts down service and think, only when nothing else can happen") {
+TEST_CASE(
+    "deadline: TICK ages queued requests, counts down service and think, only when nothing else "
+    "can happen") {
   Tun c;
   c.clock = 1;
   const DM m(DeadlineScheduler::V6_18, params(c),
-             wl("device depth=1 slot=0 service=2 rotational=1 seek=1\nproc a think=1 reqs=4,9\ntrack a:1\n"));
+             wl("device depth=1 slot=0 service=2 rotational=1 seek=1\nproc a think=1 "
+                "reqs=4,9\ntrack a:1\n"));
   const auto& t = m.rqs();
   State s = m.initial();
   CHECK_FALSE(enabled(m, s, m.clock_actor(), DM::TICK));  // a submission is possible
@@ -538,9 +546,11 @@ TEST_CASE("deadline: TICK ages queued requests, counts down service and think, o
   CHECK_FALSE(enabled(m0, m0.initial(), m0.clock_actor(), DM::TICK));
 }
 
-TEST_CASE("deadline: gate phases: first group dispatched, then the gated submit, then the device thaws") {
+TEST_CASE(
+    "deadline: gate phases: first group dispatched, then the gated submit, then the device thaws") {
   const DM m(DeadlineScheduler::V6_18, params({}),
-             wl("device depth=1\nproc b dir=W reqs=200,201\ngate\nproc w dir=W reqs=100\nproc r stream=2\n"));
+             wl("device depth=1\nproc b dir=W reqs=200,201\ngate\nproc w dir=W reqs=100\nproc r "
+                "stream=2\n"));
   State s = m.initial();
   CHECK(m.gate_phase(s) == 0);
   CHECK_FALSE(m.can_submit(s, 1));
@@ -589,7 +599,8 @@ TEST_CASE("deadline: writes_starved decides the direction of a new batch") {
   Tun t;
   t.fb = 1;
   t.ws = 2;
-  const DM m(DeadlineScheduler::V6_18, params(t), wl("device depth=8\nproc r reqs=1,2,3,4\nproc w dir=W reqs=9\n"));
+  const DM m(DeadlineScheduler::V6_18, params(t),
+             wl("device depth=8\nproc r reqs=1,2,3,4\nproc w dir=W reqs=9\n"));
   const auto& dd = m.sched();
   State s = m.initial();
   for (int r = 0; r < 4; ++r) s = run(m, s, step(0, DM::SUBMIT, r));
@@ -599,9 +610,10 @@ TEST_CASE("deadline: writes_starved decides the direction of a new batch") {
   CHECK(dd.last_dir(s) == WRITE);
   CHECK(dd.starved(s) == 0);
   // With the write left below latest_pos[WRITE], reads starve it twice.
-  const DM m2(DeadlineScheduler::V6_18, params(t),
-              wl("device depth=8\nproc b dir=W reqs=50\ngate\nproc r reqs=1,2,3,4\nproc w dir=W reqs=9\n"
-                 "track w\n"));
+  const DM m2(
+      DeadlineScheduler::V6_18, params(t),
+      wl("device depth=8\nproc b dir=W reqs=50\ngate\nproc r reqs=1,2,3,4\nproc w dir=W reqs=9\n"
+         "track w\n"));
   State g = m2.initial();
   g = run(m2, g, step(0, DM::SUBMIT, 0));
   g = run(m2, g, step(m2.dispatcher(), DM::DISPATCH, 0));
@@ -635,7 +647,9 @@ TEST_CASE("deadline: an expired fifo head starts the batch; expiry is only check
   CHECK(m.sched().batching(s) == 2);
 }
 
-TEST_CASE("deadline: nothing at/after latest_pos restarts at the fifo head (v6.18) or the lowest sector (head-request)") {
+TEST_CASE(
+    "deadline: nothing at/after latest_pos restarts at the fifo head (v6.18) or the lowest sector "
+    "(head-request)") {
   Tun t;
   t.fb = 1;
   const char* text = "device depth=8\nproc a reqs=6\ngate\nproc b reqs=5,1\n";
@@ -651,7 +665,8 @@ TEST_CASE("deadline: nothing at/after latest_pos restarts at the fifo head (v6.1
     const int want = v == DeadlineScheduler::V6_18 ? 1 : 2;
     CHECK(enabled(m, s, m.dispatcher(), DM::DISPATCH, want));
     const std::string d = m.describe(s, step(m.dispatcher(), DM::DISPATCH, want));
-    CHECK(d.find(v == DeadlineScheduler::V6_18 ? "fifo head" : "head request") != std::string::npos);
+    CHECK(d.find(v == DeadlineScheduler::V6_18 ? "fifo head" : "head request") !=
+          std::string::npos);
   }
   // An expired head is still taken first by head-request.
   Tun e = t;
@@ -664,7 +679,8 @@ TEST_CASE("deadline: nothing at/after latest_pos restarts at the fifo head (v6.1
 }
 
 TEST_CASE("deadline: the dispatch list is served first, newest first") {
-  const DM m(DeadlineScheduler::V6_18, params({}), wl("device depth=8\nproc a reqs=1\nproc h head=1 reqs=7,8\n"));
+  const DM m(DeadlineScheduler::V6_18, params({}),
+             wl("device depth=8\nproc a reqs=1\nproc h head=1 reqs=7,8\n"));
   State s = m.initial();
   s = run_all(m, s, {step(0, DM::SUBMIT, 0), step(1, DM::SUBMIT, 1), step(1, DM::SUBMIT, 2)});
   CHECK(m.sched().dispatch_list_head(s, -1) == 2);
@@ -676,7 +692,9 @@ TEST_CASE("deadline: the dispatch list is served first, newest first") {
   s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 0));
 }
 
-TEST_CASE("deadline: priority order; dd_queued counts requests in flight; the aged pass needs two levels") {
+TEST_CASE(
+    "deadline: priority order; dd_queued counts requests in flight; the aged pass needs two "
+    "levels") {
   Tun t;
   t.clock = 1;
   t.age = 3;
@@ -697,17 +715,22 @@ TEST_CASE("deadline: priority order; dd_queued counts requests in flight; the ag
   }
   CHECK(m.rqs().age(s, 1) == 3);
   CHECK(enabled(m, s, m.dispatcher(), DM::DISPATCH, 1));
-  CHECK(m.describe(s, step(m.dispatcher(), DM::DISPATCH, 1)).find("aged pass") != std::string::npos);
+  CHECK(m.describe(s, step(m.dispatcher(), DM::DISPATCH, 1)).find("aged pass") !=
+        std::string::npos);
   // With a single level the aged pass is skipped (prio_cnt < 2) in 6.18 but not in 5.14.
   const DM one(DeadlineScheduler::V6_18, params(t), wl("proc be reqs=1\n"));
   const DM one14(DeadlineScheduler::Prio5_14, params(t), wl("proc be reqs=1\n"));
   const State a = run(one, one.initial(), step(0, DM::SUBMIT, 0));
   const State b = run(one14, one14.initial(), step(0, DM::SUBMIT, 0));
-  CHECK(one.describe(a, step(one.dispatcher(), DM::DISPATCH, 0)).find("aged pass") == std::string::npos);
-  CHECK(one14.describe(b, step(one14.dispatcher(), DM::DISPATCH, 0)).find("aged pass") != std::string::npos);
+  CHECK(one.describe(a, step(one.dispatcher(), DM::DISPATCH, 0)).find("aged pass") ==
+        std::string::npos);
+  CHECK(one14.describe(b, step(one14.dispatcher(), DM::DISPATCH, 0)).find("aged pass") !=
+        std::string::npos);
 }
 
-TEST_CASE("deadline: with two levels the aged pass's discarded decision starves a write below latest_pos (v6.18)") {
+TEST_CASE(
+    "deadline: with two levels the aged pass's discarded decision starves a write below latest_pos "
+    "(v6.18)") {
   // An IDLE read keeps prio_cnt at 2. The aged pass decides WRITE (starved
   // reset, last_dir = WRITE), finds the write too young and returns NULL;
   // the normal pass sees nothing at/after latest_pos[WRITE] and decides
@@ -716,13 +739,15 @@ TEST_CASE("deadline: with two levels the aged pass's discarded decision starves 
   t.fb = 1;
   t.ws = 1;
   const char* text =
-      "device depth=8\nproc b dir=W reqs=50\ngate\nproc i prio=idle reqs=100\nproc r reqs=1,2,3,4,5,6\n"
+      "device depth=8\nproc b dir=W reqs=50\ngate\nproc i prio=idle reqs=100\nproc r "
+      "reqs=1,2,3,4,5,6\n"
       "proc w dir=W reqs=9\ntrack w\n";
   const DM two(DeadlineScheduler::V6_18, params(t), wl(text));
   size_t n = 0;
   CHECK(bfs_max(two, DM::MaxWait, &n) == 6);  // every read first
   const char* one_level =
-      "device depth=8\nproc b dir=W reqs=50\ngate\nproc r reqs=1,2,3,4,5,6\nproc w dir=W reqs=9\ntrack w\n";
+      "device depth=8\nproc b dir=W reqs=50\ngate\nproc r reqs=1,2,3,4,5,6\nproc w dir=W "
+      "reqs=9\ntrack w\n";
   const DM one(DeadlineScheduler::V6_18, params(t), wl(one_level));
   CHECK(bfs_max(one, DM::MaxWait) == 1);  // fifo_batch x writes_starved
 }
@@ -730,11 +755,12 @@ TEST_CASE("deadline: with two levels the aged pass's discarded decision starves 
 TEST_CASE("deadline: prio-5.14 keeps next_rq pointers and runs the aged pass on every dispatch") {
   Tun t;
   t.fb = 4;
-  const DM m(DeadlineScheduler::Prio5_14, params(t), wl("device depth=8\nproc a reqs=5,1,9\nproc w dir=W reqs=3\n"));
+  const DM m(DeadlineScheduler::Prio5_14, params(t),
+             wl("device depth=8\nproc a reqs=5,1,9\nproc w dir=W reqs=3\n"));
   State s = m.initial();
   for (int r = 0; r < 3; ++r) s = run(m, s, step(0, DM::SUBMIT, r));
   s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 0));  // no next_rq: fifo head (sector 5)
-  CHECK(m.sched().pos(s, BE, READ) == 3);                 // next_rq = a.2 (sector 9) + 1
+  CHECK(m.sched().pos(s, BE, READ) == 3);                // next_rq = a.2 (sector 9) + 1
   CHECK(m.sched().deadline_next_request(s, BE, READ) == 2);
   s = run(m, s, step(1, DM::SUBMIT, 3));
   s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 2));
@@ -750,7 +776,8 @@ TEST_CASE("deadline: prio-5.14 keeps next_rq pointers and runs the aged pass on 
   CHECK(bfs_max(gated, DM::MaxWait) == 48);
 }
 
-TEST_CASE("deadline: prio-5.16 leaves fifo_time of at-head requests unset, which blocks their level") {
+TEST_CASE(
+    "deadline: prio-5.16 leaves fifo_time of at-head requests unset, which blocks their level") {
   const int w = shipped("passthrough-head");
   Tun t;
   t.workload = w;
@@ -765,7 +792,8 @@ TEST_CASE("deadline: prio-5.16 leaves fifo_time of at-head requests unset, which
   CHECK_FALSE(m.finished(s));
   CHECK(verdict(m, DM::Deadlock) == kViolated);
   CHECK(verdict(m, DM::Progress) == kViolated);
-  for (int v : {DeadlineScheduler::V6_18, DeadlineScheduler::HeadRequest, DeadlineScheduler::Prio5_14}) {
+  for (int v :
+       {DeadlineScheduler::V6_18, DeadlineScheduler::HeadRequest, DeadlineScheduler::Prio5_14}) {
     const DM ok(v, params(t));
     CHECK(verdict(ok, DM::Progress) == kHolds);
     CHECK_FALSE(ok.rqs().flag(run_all(ok, ok.initial(), {step(1, DM::SUBMIT, 2)}), 2, kNoFifoTime));
@@ -814,7 +842,8 @@ TEST_CASE("deadline: conservation reads the ghost flag and the books") {
   State books = s;
   m.rqs().set_flag(books, 0, kInserted, false);  // outstanding count 0, dd_queued 1
   CHECK(m.violates(DM::Conservation, books));
-  for (int p : {DM::Deadlock, DM::Progress, DM::MaxWait, DM::Starvation}) CHECK_FALSE(m.violates(p, bad));
+  for (int p : {DM::Deadlock, DM::Progress, DM::MaxWait, DM::Starvation})
+    CHECK_FALSE(m.violates(p, bad));
   const auto& props = m.info().props;
   REQUIRE(props.size() == 7);
   CHECK(props[DM::Conservation].name == "conservation");
@@ -829,7 +858,8 @@ TEST_CASE("deadline: conservation reads the ghost flag and the books") {
 TEST_CASE("deadline: measure and pending follow the tracked request") {
   Tun t;
   t.fb = 1;
-  const DM m(DeadlineScheduler::V6_18, params(t), wl("device depth=8\nproc a reqs=1,2\nproc w dir=W reqs=0\ntrack a:1\n"));
+  const DM m(DeadlineScheduler::V6_18, params(t),
+             wl("device depth=8\nproc a reqs=1,2\nproc w dir=W reqs=0\ntrack a:1\n"));
   State s = run_all(m, m.initial(), {step(0, DM::SUBMIT, 0), step(0, DM::SUBMIT, 1)});
   CHECK(m.pending(DM::Starvation, s));
   CHECK_FALSE(m.pending(DM::MaxWait, s));
@@ -844,9 +874,11 @@ TEST_CASE("deadline: measure and pending follow the tracked request") {
   // wait_cap saturates the counters.
   Tun c = t;
   c.cap = 1;
-  const DM capped(DeadlineScheduler::V6_18, params(c), wl("device depth=8\nproc a reqs=1,2,3\ntrack a:2\n"));
+  const DM capped(DeadlineScheduler::V6_18, params(c),
+                  wl("device depth=8\nproc a reqs=1,2,3\ntrack a:2\n"));
   CHECK(bfs_max(capped, DM::MaxWait) == 1);
-  const DM uncapped(DeadlineScheduler::V6_18, params(t), wl("device depth=8\nproc a reqs=1,2,3\ntrack a:2\n"));
+  const DM uncapped(DeadlineScheduler::V6_18, params(t),
+                    wl("device depth=8\nproc a reqs=1,2,3\ntrack a:2\n"));
   CHECK(bfs_max(uncapped, DM::MaxWait) == 2);
   // No tracked request: nothing measured, nothing pending.
   const DM none(DeadlineScheduler::V6_18, params(t), wl("proc a reqs=1\n"));
@@ -856,7 +888,9 @@ TEST_CASE("deadline: measure and pending follow the tracked request") {
 
 // ------------------------------------------------- the checks of issue 4
 
-TEST_CASE("deadline: gated setup: the write waits fifo_batch x writes_starved reads (the kernel's six runs)") {
+TEST_CASE(
+    "deadline: gated setup: the write waits fifo_batch x writes_starved reads (the kernel's six "
+    "runs)") {
   const int pairs[][2] = {{16, 2}, {1, 2}, {4, 2}, {8, 1}, {4, 3}, {1, 0}};
   for (const auto& fw : pairs) {
     Tun t;
@@ -870,7 +904,9 @@ TEST_CASE("deadline: gated setup: the write waits fifo_batch x writes_starved re
   }
 }
 
-TEST_CASE("deadline: gated setup: the whole dispatch order is fixed (reads by sector, the write after 32)") {
+TEST_CASE(
+    "deadline: gated setup: the whole dispatch order is fixed (reads by sector, the write after "
+    "32)") {
   // real-devices.md: the 49-request order was identical in 29/30 runs. In
   // the model every reachable state has dispatched a prefix of one order.
   const DM m(DeadlineScheduler::V6_18, params({}));
@@ -895,7 +931,9 @@ TEST_CASE("deadline: gated setup: the whole dispatch order is fixed (reads by se
   CHECK(bfs_max(DM(DeadlineScheduler::V6_18, params(i)), DM::MaxWait) == 48);
 }
 
-TEST_CASE("deadline: a write arriving at any moment of a read stream waits fifo_batch x (writes_starved + 1) - 1") {
+TEST_CASE(
+    "deadline: a write arriving at any moment of a read stream waits fifo_batch x (writes_starved "
+    "+ 1) - 1") {
   // Enough reads for the worst case: fifo_batch x (writes_starved + 1).
   const int pairs[][2] = {{1, 2}, {4, 2}, {2, 1}, {3, 2}, {1, 0}, {4, 0}};
   for (const auto& fw : pairs) {
@@ -916,7 +954,9 @@ TEST_CASE("deadline: a write arriving at any moment of a read stream waits fifo_
   CHECK(bfs_max(DM(DeadlineScheduler::V6_18, params(s)), DM::MaxWait) == 2);
 }
 
-TEST_CASE("deadline: seed 002 regression: head-request lets an old read expire and wait past its deadline") {
+TEST_CASE(
+    "deadline: seed 002 regression: head-request lets an old read expire and wait past its "
+    "deadline") {
   Tun t;
   t.workload = shipped("seed002-expiry");
   t.clock = 1;
@@ -980,7 +1020,8 @@ TEST_CASE("deadline: explorer verdicts on the shipped workloads") {
 // ------------------------------------------------------------------- none
 
 TEST_CASE("deadline: the none scheduler dispatches in arrival order, at-head requests first") {
-  const NoneModel m(0, none_params(), wl("device depth=8\nproc a reqs=9,1\nproc h head=1 reqs=5\n"));
+  const NoneModel m(0, none_params(),
+                    wl("device depth=8\nproc a reqs=9,1\nproc h head=1 reqs=5\n"));
   State s = run_all(m, m.initial(), {step(0, NoneModel::SUBMIT, 0), step(0, NoneModel::SUBMIT, 1)});
   CHECK(enabled(m, s, m.dispatcher(), NoneModel::DISPATCH, 0));
   s = run(m, s, step(1, NoneModel::SUBMIT, 2));
@@ -1049,9 +1090,11 @@ TEST_CASE("deadline: describe, summary, state_json and actor names") {
   CHECK(j["procs"][0]["pc"] == 1);
   CHECK(m.info().actions.at(DM::REQUEUE) == "requeue");
   CHECK(m.info().actions.at(DM::TICK) == "tick");
-  CHECK(m.describe(s, step(m.device(), DM::COMPLETE, 0)).find("dd_finish_request") != std::string::npos);
+  CHECK(m.describe(s, step(m.device(), DM::COMPLETE, 0)).find("dd_finish_request") !=
+        std::string::npos);
   const DM p(DeadlineScheduler::Prio5_14, params(t));
   const State ps = run(p, p.initial(), step(0, DM::SUBMIT, 0));
   CHECK(p.state_json(ps)["sched"]["BE"]["next_rq_read"] == -1);
-  CHECK(p.summary(run(p, ps, step(p.dispatcher(), DM::DISPATCH, 0))).find("next_rq") != std::string::npos);
+  CHECK(p.summary(run(p, ps, step(p.dispatcher(), DM::DISPATCH, 0))).find("next_rq") !=
+        std::string::npos);
 }

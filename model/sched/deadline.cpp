@@ -26,17 +26,21 @@ const std::vector<VariantInfo>& DeadlineScheduler::variants() {
        "block-layer.md E; block/mq-deadline.c (v6.18)"},
       {"head-request", "seed 002 PATCH v2 2/2",
        "\"block/mq-deadline: Prioritize first request\": no deadline expired and nothing at/after "
-       "latest_pos: start the batch at the lowest sector (deadline_head_request), not the fifo head "
+       "latest_pos: start the batch at the lowest sector (deadline_head_request), not the fifo "
+       "head "
        "(with nr_sched_batch = 1: one request per queue run, as the model always does)",
        "seeds/002_1c64cb3f32818c3d.txt (Wang You, 2022-07-22, not merged)"},
       {"prio-5.14", "fb926032b320",
-       "\"block/mq-deadline: Prioritize high-priority requests\" (5.14-rc1, on c807ab520fc3 \"Add I/O "
+       "\"block/mq-deadline: Prioritize high-priority requests\" (5.14-rc1, on c807ab520fc3 \"Add "
+       "I/O "
        "priority support\"; reverted by 7b05bf771084): aged pass on every dispatch, per-priority "
        "dispatch lists, next_rq; inserted counted per insert, completed per finish",
        "block-layer.md E; commits fb926032b320, c807ab520fc3, 7b05bf771084, b6d2b054e8ba"},
       {"prio-5.16", "322cff70d46c",
-       "\"block/mq-deadline: Prioritize high-priority requests\" (5.16): jiffies, aged pass only with "
-       ">= 2 levels; at-head inserts leave fifo_time unset (725f22a1477c), a requeue counts inserted "
+       "\"block/mq-deadline: Prioritize high-priority requests\" (5.16): jiffies, aged pass only "
+       "with "
+       ">= 2 levels; at-head inserts leave fifo_time unset (725f22a1477c), a requeue counts "
+       "inserted "
        "twice (e2c7275dc0fe)",
        "block-layer.md E; commits 322cff70d46c, 725f22a1477c, e2c7275dc0fe"},
   };
@@ -137,7 +141,8 @@ int DeadlineScheduler::deadline_latter_request(const SchedState& s, int rq) cons
   int best = -1;
   const int prio = t_.prio(rq), dir = t_.dir(rq);
   auto after = [&](int a, int b) {  // a sorts after b in the rb-tree
-    return t_.sector(a) > t_.sector(b) || (t_.sector(a) == t_.sector(b) && t_.seq(s, a) > t_.seq(s, b));
+    return t_.sector(a) > t_.sector(b) ||
+           (t_.sector(a) == t_.sector(b) && t_.seq(s, a) > t_.seq(s, b));
   };
   for (int r = 0; r < t_.size(); ++r)
     if (r != rq && t_.status(s, r) == St::Sched && t_.prio(r) == prio && t_.dir(r) == dir &&
@@ -214,13 +219,13 @@ void DeadlineScheduler::dd_finish_request(SchedState& s, int rq, Why* why) const
   // dd_insert_request (bypass inserts); b6d2b054e8ba on only inserted ones.
   if (variant_ == Prio5_14 || t_.flag(s, rq, kInserted)) {
     add_queued(s, prio, -1);
-    say(why, fmt::format("dd_finish_request: stats.completed++ for {}{}: dd_queued({}) = {}",
-                         kPrio[prio],
-                         t_.flag(s, rq, kInserted)
-                             ? ""
-                             : fmt::format(" although {} never went through dd_insert_request",
-                                           t_.name(rq)),
-                         kPrio[prio], queued_text(s, prio)));
+    say(why,
+        fmt::format(
+            "dd_finish_request: stats.completed++ for {}{}: dd_queued({}) = {}", kPrio[prio],
+            t_.flag(s, rq, kInserted)
+                ? ""
+                : fmt::format(" although {} never went through dd_insert_request", t_.name(rq)),
+            kPrio[prio], queued_text(s, prio)));
   } else {
     say(why, "dd_finish_request: not inserted here, not counted");
   }
@@ -255,8 +260,9 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
     const int h = dispatch_list_head(s, prio);
     if (h >= 0) {
       if (started_after(s, h, min_age)) {
-        say(why, fmt::format("{}: dispatch list head {} started after the limit{}: NULL", P,
-                             t_.name(h), t_.flag(s, h, kNoFifoTime) ? " (fifo_time never set)" : ""));
+        say(why,
+            fmt::format("{}: dispatch list head {} started after the limit{}: NULL", P, t_.name(h),
+                        t_.flag(s, h, kNoFifoTime) ? " (fifo_time never set)" : ""));
         return -1;
       }
       say(why, fmt::format("{}: dispatch list head {}", P, t_.name(h)));
@@ -334,7 +340,8 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
 // Requests of priority other than RT inserted more than prio_aging_expire ago.
 int DeadlineScheduler::dd_dispatch_prio_aged_requests(SchedState& s, Why* why) const {
   if (variant_ != Prio5_14) {
-    const int prio_cnt = (dd_queued(s, RT) != 0) + (dd_queued(s, BE) != 0) + (dd_queued(s, IDLE) != 0);
+    const int prio_cnt =
+        (dd_queued(s, RT) != 0) + (dd_queued(s, BE) != 0) + (dd_queued(s, IDLE) != 0);
     if (prio_cnt < 2) return -1;
   }
   std::string w;
@@ -368,7 +375,8 @@ int DeadlineScheduler::dd_dispatch_request(SchedState& s, Why* why) const {
     if (rq >= 0) return rq;
     if (dd_queued(s, prio) != 0) {
       bool queued_here = false;
-      for (int r = 0; r < t_.size(); ++r) queued_here = queued_here || (t_.queued(s, r) && t_.prio(r) == prio);
+      for (int r = 0; r < t_.size(); ++r)
+        queued_here = queued_here || (t_.queued(s, r) && t_.prio(r) == prio);
       say(why, fmt::format("dd_queued({}) = {}{}: lower priorities wait", kPrio[prio],
                            queued_text(s, prio), queued_here ? "" : " (none of them queued)"));
       return -1;
@@ -388,8 +396,8 @@ std::string DeadlineScheduler::summary(const SchedState& s) const {
     const int pr = pos(s, p, READ), pw = pos(s, p, WRITE);
     if (q == 0 && pr == 0 && pw == 0) continue;
     if (uses_next_rq())
-      out += fmt::format(" {}:queued={} next_rq R={} W={}", kPrio[p], q,
-                         pr ? t_.name(pr - 1) : "-", pw ? t_.name(pw - 1) : "-");
+      out += fmt::format(" {}:queued={} next_rq R={} W={}", kPrio[p], q, pr ? t_.name(pr - 1) : "-",
+                         pw ? t_.name(pw - 1) : "-");
     else
       out += fmt::format(" {}:queued={} latest_pos R={} W={}", kPrio[p], q, pr, pw);
     if (q != truth[p]) out += fmt::format(" (but {} outstanding)", truth[p]);
@@ -398,12 +406,15 @@ std::string DeadlineScheduler::summary(const SchedState& s) const {
 }
 
 nlohmann::json DeadlineScheduler::json(const SchedState& s) const {
-  nlohmann::json j{{"last_dir", kDir[last_dir(s)]}, {"batching", batching(s)}, {"starved", starved(s)}};
+  nlohmann::json j{
+      {"last_dir", kDir[last_dir(s)]}, {"batching", batching(s)}, {"starved", starved(s)}};
   for (int p = RT; p <= IDLE; ++p) {
     nlohmann::json pp{{"dd_queued", dd_queued(s, p)}};
     for (int d = READ; d <= WRITE; ++d) {
-      if (uses_next_rq()) pp[d == READ ? "next_rq_read" : "next_rq_write"] = pos(s, p, d) - 1;
-      else pp[d == READ ? "latest_pos_read" : "latest_pos_write"] = pos(s, p, d);
+      if (uses_next_rq())
+        pp[d == READ ? "next_rq_read" : "next_rq_write"] = pos(s, p, d) - 1;
+      else
+        pp[d == READ ? "latest_pos_read" : "latest_pos_write"] = pos(s, p, d);
     }
     j[kPrio[p]] = pp;
   }

@@ -91,8 +91,12 @@ class DeadlineScheduler {
   std::uint8_t& starved(SchedState& s) const { return s.b[off_ + 2]; }
   // latest_pos[prio][dir] (v6.18, head-request); next_rq[prio][dir] as
   // request id + 1, 0 = NULL (prio-5.14, prio-5.16).
-  std::uint8_t pos(const SchedState& s, int prio, int dir) const { return s.b[off_ + 3 + 2 * prio + dir]; }
-  std::uint8_t& pos(SchedState& s, int prio, int dir) const { return s.b[off_ + 3 + 2 * prio + dir]; }
+  std::uint8_t pos(const SchedState& s, int prio, int dir) const {
+    return s.b[off_ + 3 + 2 * prio + dir];
+  }
+  std::uint8_t& pos(SchedState& s, int prio, int dir) const {
+    return s.b[off_ + 3 + 2 * prio + dir];
+  }
   // dd_queued(prio) = stats.inserted - stats.completed (signed, saturating).
   int dd_queued(const SchedState& s, int prio) const {
     return static_cast<std::int8_t>(s.b[off_ + 9 + prio]);

@@ -81,7 +81,8 @@ typename SchedModel<Sched>::State SchedModel<Sched>::initial() const {
   sched_.init(s);
   requeues_left(s) = static_cast<std::uint8_t>(wl_.dev.requeue);
   if (clock_)
-    for (int p = 0; p < nproc_; ++p) think(s, p) = static_cast<std::uint8_t>(wl_.procs[std::size_t(p)].delay);
+    for (int p = 0; p < nproc_; ++p)
+      think(s, p) = static_cast<std::uint8_t>(wl_.procs[std::size_t(p)].delay);
   return s;
 }
 
@@ -195,7 +196,8 @@ void SchedModel<Sched>::blk_mq_submit_bio(State& s, int p, Why* why) const {
   if (pr.bypass) {
     rq_.set_status(s, r, St::Hctx);
     rq_.age(s, r) = 0;
-    if (why) *why += fmt::format("blk_mq_request_bypass_insert: {} onto hctx->dispatch", rq_.name(r));
+    if (why)
+      *why += fmt::format("blk_mq_request_bypass_insert: {} onto hctx->dispatch", rq_.name(r));
   } else {
     sched_.insert(s, r, pr.head, false, why);
   }
@@ -368,10 +370,14 @@ bool SchedModel<Sched>::violates(int prop, const State& s) const {
 template <class Sched>
 int SchedModel<Sched>::measure(int prop, const State& s) const {
   switch (prop) {
-    case MaxWait: return wait(s);
-    case MaxWaitTicks: return wait_ticks(s);
-    case MaxExpiredWait: return expired_wait(s);
-    default: return 0;
+    case MaxWait:
+      return wait(s);
+    case MaxWaitTicks:
+      return wait_ticks(s);
+    case MaxExpiredWait:
+      return expired_wait(s);
+    default:
+      return 0;
   }
 }
 
@@ -403,27 +409,30 @@ std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
     }
     case DISPATCH: {
       const int got = blk_mq_do_dispatch_sched(n, &why);
-      if (got < 0) return fmt::format("blk_mq_do_dispatch_sched -> {}: {}; returns NULL", Sched::dispatch_fn(), why);
+      if (got < 0)
+        return fmt::format("blk_mq_do_dispatch_sched -> {}: {}; returns NULL", Sched::dispatch_fn(),
+                           why);
       const bool tag = rq_.status(n, got) == St::Driver;
       std::string w;
       if (wl_.track >= 0 && got != wl_.track && rq_.queued(n, wl_.track))
-        w = fmt::format(" [tracked {} has waited {} dispatch(es)]", rq_.name(wl_.track), int(wait(n)));
-      return fmt::format("blk_mq_do_dispatch_sched -> {}: {} => {} {}{}", Sched::dispatch_fn(), why,
-                         rq_.name(got),
-                         tag ? "issued to the driver"
-                             : "parked on hctx->dispatch (no driver tag free)",
-                         w);
+        w = fmt::format(" [tracked {} has waited {} dispatch(es)]", rq_.name(wl_.track),
+                        int(wait(n)));
+      return fmt::format(
+          "blk_mq_do_dispatch_sched -> {}: {} => {} {}{}", Sched::dispatch_fn(), why, rq_.name(got),
+          tag ? "issued to the driver" : "parked on hctx->dispatch (no driver tag free)", w);
     }
     case ISSUE:
-      return fmt::format("blk_mq_dispatch_rq_list: {} from hctx->dispatch to the driver (a tag is free)",
-                         rq_.name(r));
+      return fmt::format(
+          "blk_mq_dispatch_rq_list: {} from hctx->dispatch to the driver (a tag is free)",
+          rq_.name(r));
     case COMPLETE:
       blk_mq_complete_request(n, r, &why);
       return fmt::format("blk_mq_complete_request: {} completes; {}", rq_.name(r), why);
     case REQUEUE:
       blk_mq_requeue_request(n, r, &why);
-      return fmt::format("blk_mq_requeue_request: the driver gives {} back; blk_mq_requeue_work -> {}",
-                         rq_.name(r), why);
+      return fmt::format(
+          "blk_mq_requeue_request: the driver gives {} back; blk_mq_requeue_work -> {}",
+          rq_.name(r), why);
     case TICK: {
       std::string what;
       for (int q = 0; q < rq_.size(); ++q)
@@ -440,7 +449,8 @@ template <class Sched>
 std::vector<std::string> SchedModel<Sched>::variable_names() const {
   std::vector<std::string> v;
   for (int r = 0; r < rq_.size(); ++r) v.push_back(fmt::format("rq[{}]", rq_.name(r)));
-  for (int p = 0; p < nproc_; ++p) v.push_back(fmt::format("proc[{}]", wl_.procs[std::size_t(p)].name));
+  for (int p = 0; p < nproc_; ++p)
+    v.push_back(fmt::format("proc[{}]", wl_.procs[std::size_t(p)].name));
   v.push_back("device");
   v.push_back("ghost");
   for (const auto& x : sched_.variable_names()) v.push_back(x);
@@ -482,7 +492,8 @@ std::string SchedModel<Sched>::rq_list(const State& s, St st) const {
   for (const auto& [q, r] : v) {
     if (!out.empty()) out += ' ';
     out += rq_.name(r);
-    if (st == St::Sched && rq_.age(s, r) >= sched_.expire(rq_.dir(r))) out += "!";  // past its deadline
+    if (st == St::Sched && rq_.age(s, r) >= sched_.expire(rq_.dir(r)))
+      out += "!";  // past its deadline
     if (rq_.flag(s, r, kNoFifoTime)) out += "(fifo_time unset)";
   }
   return out.empty() ? "-" : out;
@@ -494,11 +505,13 @@ std::string SchedModel<Sched>::summary(const State& s) const {
   for (int r = 0; r < rq_.size(); ++r) done += rq_.status(s, r) == St::Done;
   std::string out = fmt::format("sched[{}]", rq_list(s, St::Sched));
   if (const std::string h = rq_list(s, St::SchedHead); h != "-") out += fmt::format(" head[{}]", h);
-  out += fmt::format(" hctx[{}] driver[{}] done {}", rq_list(s, St::Hctx), rq_list(s, St::Driver), done);
+  out += fmt::format(" hctx[{}] driver[{}] done {}", rq_list(s, St::Hctx), rq_list(s, St::Driver),
+                     done);
   if (const std::string x = sched_.summary(s); !x.empty()) out += " | " + x;
   if (wl_.track >= 0)
-    out += fmt::format(" | {} {} waited {}{}{}", rq_.name(wl_.track), st_name(rq_.status(s, wl_.track)),
-                       int(wait(s)), expired_wait(s) ? fmt::format(" ({} expired)", int(expired_wait(s))) : "",
+    out += fmt::format(" | {} {} waited {}{}{}", rq_.name(wl_.track),
+                       st_name(rq_.status(s, wl_.track)), int(wait(s)),
+                       expired_wait(s) ? fmt::format(" ({} expired)", int(expired_wait(s))) : "",
                        clock_ ? fmt::format(", {} tick(s)", int(wait_ticks(s))) : "");
   if (ghost_err(s)) out += " | DISPATCHED A REQUEST IT DID NOT HOLD";
   if (!sched_.accounting_ok(s)) out += " | BOOKS WRONG";
@@ -525,7 +538,9 @@ nlohmann::json SchedModel<Sched>::state_json(const State& s) const {
     rqs.push_back(v);
   }
   j["device"] = {{"head", head_pos(s)}, {"requeues_left", requeues_left(s)}};
-  j["ghost"] = {{"err", ghost_err(s)}, {"wait", wait(s)}, {"wait_ticks", wait_ticks(s)},
+  j["ghost"] = {{"err", ghost_err(s)},
+                {"wait", wait(s)},
+                {"wait_ticks", wait_ticks(s)},
                 {"expired_wait", expired_wait(s)}};
   j["sched"] = sched_.json(s);
   return j;

@@ -57,7 +57,7 @@ class SchedModel {
     Starvation,
   };
   enum Action : std::uint8_t { SUBMIT, DISPATCH, ISSUE, COMPLETE, REQUEUE, TICK };
-  static constexpr std::uint8_t kNull = 255;  // DISPATCH arg: the scheduler returned NULL
+  static constexpr std::uint8_t kNull = 255;        // DISPATCH arg: the scheduler returned NULL
   static constexpr std::uint8_t kErrNotQueued = 1;  // ghost: dispatched a request it did not hold
 
   static const ModelInfo& static_info();
@@ -107,7 +107,9 @@ class SchedModel {
   // --- state accessors ---
   std::uint8_t pc(const State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p)]; }
   std::uint8_t& pc(State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p)]; }
-  std::uint8_t think(const State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p) + 1]; }
+  std::uint8_t think(const State& s, int p) const {
+    return s.b[off_proc_ + 2 * std::size_t(p) + 1];
+  }
   std::uint8_t& think(State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p) + 1]; }
   std::uint8_t head_pos(const State& s) const { return s.b[off_dev_]; }
   std::uint8_t& head_pos(State& s) const { return s.b[off_dev_]; }
@@ -131,7 +133,9 @@ class SchedModel {
   int hctx_head(const State& s) const;  // first request on hctx->dispatch, -1: none
   bool in_service(const State& s, int r) const;
   bool can_submit(const State& s, int p) const;
-  int next_request_of(const State& s, int p) const { return wl_.procs[std::size_t(p)].first + pc(s, p); }
+  int next_request_of(const State& s, int p) const {
+    return wl_.procs[std::size_t(p)].first + pc(s, p);
+  }
   bool proc_done(const State& s, int p) const;
   bool tracked_queued(const State& s) const { return wl_.track >= 0 && rq_.queued(s, wl_.track); }
   bool tracked_expired(const State& s) const;

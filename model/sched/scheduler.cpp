@@ -6,12 +6,18 @@ namespace blkmc::sched {
 
 const char* st_name(St s) {
   switch (s) {
-    case St::Idle: return "idle";
-    case St::Sched: return "sched";
-    case St::SchedHead: return "sched-head";
-    case St::Hctx: return "hctx";
-    case St::Driver: return "driver";
-    case St::Done: return "done";
+    case St::Idle:
+      return "idle";
+    case St::Sched:
+      return "sched";
+    case St::SchedHead:
+      return "sched-head";
+    case St::Hctx:
+      return "hctx";
+    case St::Driver:
+      return "driver";
+    case St::Done:
+      return "done";
   }
   return "?";
 }

@@ -62,8 +62,8 @@ enum class St : std::uint8_t {
 const char* st_name(St s);
 
 // Per-request flags (high bits of the status byte).
-inline constexpr std::uint8_t kInserted = 0x08;  // inserted into the scheduler in this life
-                                                 // (rq->elv.priv[0] in 6.18, priv[1] in 5.15)
+inline constexpr std::uint8_t kInserted = 0x08;    // inserted into the scheduler in this life
+                                                   // (rq->elv.priv[0] in 6.18, priv[1] in 5.15)
 inline constexpr std::uint8_t kNoFifoTime = 0x10;  // rq->fifo_time never set (322cff70d46c)
 inline constexpr std::uint8_t kFlagMask = 0xf8;
 

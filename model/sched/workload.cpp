@@ -27,7 +27,8 @@ int to_int(const std::string& key, const std::string& v, int lo, int hi) {
   const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
     throw LineError{fmt::format("{}: '{}' is not an integer", key, v)};
-  if (x < lo || x > hi) throw LineError{fmt::format("{}={} is out of range {}..{}", key, x, lo, hi)};
+  if (x < lo || x > hi)
+    throw LineError{fmt::format("{}={} is out of range {}..{}", key, x, lo, hi)};
   return x;
 }
 
@@ -40,7 +41,8 @@ int to_dir(const std::string& key, const std::string& v) {
 }
 
 // key=value words after the keyword; every key at most once.
-std::map<std::string, std::string> options(const std::vector<std::string>& words, std::size_t from) {
+std::map<std::string, std::string> options(const std::vector<std::string>& words,
+                                           std::size_t from) {
   std::map<std::string, std::string> out;
   for (std::size_t i = from; i < words.size(); ++i) {
     const auto eq = words[i].find('=');
@@ -53,7 +55,8 @@ std::map<std::string, std::string> options(const std::vector<std::string>& words
   return out;
 }
 
-void check_keys(const std::map<std::string, std::string>& o, std::initializer_list<const char*> valid) {
+void check_keys(const std::map<std::string, std::string>& o,
+                std::initializer_list<const char*> valid) {
   for (const auto& [k, v] : o) {
     bool ok = false;
     std::string names;
@@ -68,13 +71,20 @@ void check_keys(const std::map<std::string, std::string>& o, std::initializer_li
 void parse_device(const std::map<std::string, std::string>& o, DeviceSpec& d) {
   check_keys(o, {"depth", "slot", "spindles", "rotational", "service", "seek", "requeue"});
   for (const auto& [k, v] : o) {
-    if (k == "depth") d.depth = to_int(k, v, 1, 16);
-    else if (k == "slot") d.slot = to_bool(k, v);
-    else if (k == "spindles") d.spindles = to_int(k, v, 1, 16);
-    else if (k == "rotational") d.rotational = to_bool(k, v);
-    else if (k == "service") d.service = to_int(k, v, 0, 15);
-    else if (k == "seek") d.seek = to_int(k, v, 0, 15);
-    else d.requeue = to_int(k, v, 0, 15);
+    if (k == "depth")
+      d.depth = to_int(k, v, 1, 16);
+    else if (k == "slot")
+      d.slot = to_bool(k, v);
+    else if (k == "spindles")
+      d.spindles = to_int(k, v, 1, 16);
+    else if (k == "rotational")
+      d.rotational = to_bool(k, v);
+    else if (k == "service")
+      d.service = to_int(k, v, 0, 15);
+    else if (k == "seek")
+      d.seek = to_int(k, v, 0, 15);
+    else
+      d.requeue = to_int(k, v, 0, 15);
   }
   if (d.spindles > d.depth) throw LineError{"spindles must not exceed depth"};
 }
@@ -82,10 +92,14 @@ void parse_device(const std::map<std::string, std::string>& o, DeviceSpec& d) {
 void parse_prio(const std::string& v, WlProc& p) {
   const auto colon = v.find(':');
   const std::string cls = v.substr(0, colon);
-  if (cls == "rt") p.prio = RT;
-  else if (cls == "be" || cls == "none") p.prio = BE;
-  else if (cls == "idle") p.prio = IDLE;
-  else throw LineError{fmt::format("prio: '{}' is not rt, be, idle or none", cls)};
+  if (cls == "rt")
+    p.prio = RT;
+  else if (cls == "be" || cls == "none")
+    p.prio = BE;
+  else if (cls == "idle")
+    p.prio = IDLE;
+  else
+    throw LineError{fmt::format("prio: '{}' is not rt, be, idle or none", cls)};
   if (colon != std::string::npos) p.level = to_int("prio level", v.substr(colon + 1), 0, 7);
 }
 
@@ -102,13 +116,20 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
                  "stream", "start", "stride", "size"});
   if (auto it = o.find("dir"); it != o.end()) p.dir = to_dir("dir", it->second);
   for (const auto& [k, v] : o) {
-    if (k == "sync") p.sync = to_bool(k, v);
-    else if (k == "prio") parse_prio(v, p);
-    else if (k == "think") p.think = to_int(k, v, 0, 15);
-    else if (k == "delay") p.delay = to_int(k, v, 0, 60);
-    else if (k == "cyclic") p.cyclic = to_bool(k, v);
-    else if (k == "head") p.head = to_bool(k, v);
-    else if (k == "bypass") p.bypass = to_bool(k, v);
+    if (k == "sync")
+      p.sync = to_bool(k, v);
+    else if (k == "prio")
+      parse_prio(v, p);
+    else if (k == "think")
+      p.think = to_int(k, v, 0, 15);
+    else if (k == "delay")
+      p.delay = to_int(k, v, 0, 60);
+    else if (k == "cyclic")
+      p.cyclic = to_bool(k, v);
+    else if (k == "head")
+      p.head = to_bool(k, v);
+    else if (k == "bypass")
+      p.bypass = to_bool(k, v);
   }
   if (p.head && p.bypass) throw LineError{"head=1 and bypass=1 exclude each other"};
   p.pre_gate = pre_gate;
@@ -207,7 +228,8 @@ Workload parse_workload(const std::string& text, const std::string& name) {
         track = w[1];
         track_line = lineno;
       } else {
-        throw LineError{fmt::format("unknown keyword '{}' (valid: device, proc, gate, track)", w[0])};
+        throw LineError{
+            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track)", w[0])};
       }
     }
     lineno = 0;
@@ -223,7 +245,9 @@ Workload parse_workload(const std::string& text, const std::string& name) {
       lineno = track_line;
       const auto colon = track.find(':');
       const std::string pname = track.substr(0, colon);
-      const int idx = colon == std::string::npos ? 0 : to_int("track index", track.substr(colon + 1), 0, kMaxRqs);
+      const int idx = colon == std::string::npos
+                          ? 0
+                          : to_int("track index", track.substr(colon + 1), 0, kMaxRqs);
       for (const auto& p : wl.procs)
         if (p.name == pname) {
           if (idx >= p.count)

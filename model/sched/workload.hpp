@@ -46,13 +46,13 @@ enum Dir : int { READ = 0, WRITE = 1 };
 enum Prio : int { RT = 0, BE = 1, IDLE = 2 };
 
 struct DeviceSpec {
-  int depth = 4;       // driver tags (hw queue depth)
-  bool slot = true;    // blk-mq pulls one request onto hctx->dispatch when no tag is free
-  int spindles = 1;    // requests served at once, in dispatch order (1: FIFO completion)
+  int depth = 4;     // driver tags (hw queue depth)
+  bool slot = true;  // blk-mq pulls one request onto hctx->dispatch when no tag is free
+  int spindles = 1;  // requests served at once, in dispatch order (1: FIFO completion)
   bool rotational = false;
-  int service = 1;     // ticks per request (with clock=1)
-  int seek = 0;        // extra ticks when a rotational device must seek
-  int requeue = 0;     // the driver may requeue this many requests in all
+  int service = 1;  // ticks per request (with clock=1)
+  int seek = 0;     // extra ticks when a rotational device must seek
+  int requeue = 0;  // the driver may requeue this many requests in all
   // Service time in ticks of a request at `sector` after the head was left
   // at `head` (the end of the previously issued request).
   int service_ticks(int sector, int head) const {
@@ -65,7 +65,7 @@ struct WlProc {
   int dir = READ;  // default direction of its entries
   bool sync = false, cyclic = false, head = false, bypass = false;
   int prio = BE, level = 4, think = 0, delay = 0;
-  bool pre_gate = false;  // listed above the gate line
+  bool pre_gate = false;     // listed above the gate line
   int first = 0, count = 0;  // its requests: ids first .. first+count-1
 };
 
