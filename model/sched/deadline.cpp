@@ -15,6 +15,29 @@ void say(Why* why, const std::string& text) {
   if (!why->empty()) *why += "; ";
   *why += text;
 }
+
+// A request's name, formatted only when printed.
+struct RqName {
+  const RqTable* t;
+  int r;
+};
+}  // namespace
+}  // namespace blkmc::sched
+
+template <>
+struct fmt::formatter<blkmc::sched::RqName> : fmt::formatter<std::string> {
+  auto format(const blkmc::sched::RqName& n, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(n.r < 0 ? std::string("NULL") : n.t->name(n.r), ctx);
+  }
+};
+
+namespace blkmc::sched {
+namespace {
+// Formats only when a story is wanted (the search passes no Why).
+template <class... Args>
+void say(Why* why, fmt::format_string<Args...> f, Args&&... args) {
+  if (why) say(why, fmt::format(f, std::forward<Args>(args)...));
+}
 }  // namespace
 
 const std::vector<VariantInfo>& DeadlineScheduler::variants() {
@@ -198,19 +221,21 @@ void DeadlineScheduler::dd_insert_request(SchedState& s, int rq, bool at_head, b
     // 322cff70d46c reads fifo_time of dispatch-list requests but never sets
     // it there (725f22a1477c adds rq->fifo_time = jiffies).
     if (variant_ == Prio5_16) t_.set_flag(s, rq, kNoFifoTime, true);
-    say(why, fmt::format("dd_insert_request: {} at head of the {}dispatch list{}", t_.name(rq),
-                         uses_next_rq() ? fmt::format("{} ", kPrio[prio]) : "",
-                         variant_ == Prio5_16 ? " (fifo_time left unset)" : ""));
+    say(why, "dd_insert_request: {} at head of the {}dispatch list{}", RqName{&t_, rq},
+        uses_next_rq() ? kPrio[prio] + std::string(" ") : std::string(),
+        variant_ == Prio5_16 ? " (fifo_time left unset)" : "");
   } else {
     t_.set_status(s, rq, St::Sched);
-    say(why, fmt::format("dd_insert_request: {} onto {} sort_list/fifo_list[{}], expires in {} "
-                         "tick(s)",
-                         t_.name(rq), kPrio[prio], kDir[dir], expire(dir)));
+    say(why,
+        "dd_insert_request: {} onto {} sort_list/fifo_list[{}], expires in {} "
+        "tick(s)",
+        RqName{&t_, rq}, kPrio[prio], kDir[dir], expire(dir));
   }
-  say(why, fmt::format("dd_queued({}) = {}{}", kPrio[prio], queued_text(s, prio),
-                       requeue && variant_ != V6_18 && variant_ != HeadRequest
-                           ? " (counted again: a requeued request is inserted twice)"
-                           : ""));
+  if (why)
+    say(why, "dd_queued({}) = {}{}", kPrio[prio], queued_text(s, prio),
+        requeue && variant_ != V6_18 && variant_ != HeadRequest
+            ? " (counted again: a requeued request is inserted twice)"
+            : "");
 }
 
 void DeadlineScheduler::dd_finish_request(SchedState& s, int rq, Why* why) const {
@@ -219,13 +244,12 @@ void DeadlineScheduler::dd_finish_request(SchedState& s, int rq, Why* why) const
   // dd_insert_request (bypass inserts); b6d2b054e8ba on only inserted ones.
   if (variant_ == Prio5_14 || t_.flag(s, rq, kInserted)) {
     add_queued(s, prio, -1);
-    say(why,
-        fmt::format(
-            "dd_finish_request: stats.completed++ for {}{}: dd_queued({}) = {}", kPrio[prio],
-            t_.flag(s, rq, kInserted)
-                ? ""
-                : fmt::format(" although {} never went through dd_insert_request", t_.name(rq)),
-            kPrio[prio], queued_text(s, prio)));
+    if (why)
+      say(why, "dd_finish_request: stats.completed++ for {}{}: dd_queued({}) = {}", kPrio[prio],
+          t_.flag(s, rq, kInserted)
+              ? ""
+              : fmt::format(" although {} never went through dd_insert_request", RqName{&t_, rq}),
+          kPrio[prio], queued_text(s, prio));
   } else {
     say(why, "dd_finish_request: not inserted here, not counted");
   }
@@ -254,18 +278,17 @@ void DeadlineScheduler::dd_start_request(SchedState& s, int dir, int rq) const {
 }
 
 int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_age, Why* why) const {
-  const std::string P = kPrio[prio];
+  const char* const P = kPrio[prio];
   // 5.x: the per-priority dispatch list comes first, subject to aging too.
   if (uses_next_rq()) {
     const int h = dispatch_list_head(s, prio);
     if (h >= 0) {
       if (started_after(s, h, min_age)) {
-        say(why,
-            fmt::format("{}: dispatch list head {} started after the limit{}: NULL", P, t_.name(h),
-                        t_.flag(s, h, kNoFifoTime) ? " (fifo_time never set)" : ""));
+        say(why, "{}: dispatch list head {} started after the limit{}: NULL", P, RqName{&t_, h},
+            t_.flag(s, h, kNoFifoTime) ? " (fifo_time never set)" : "");
         return -1;
       }
-      say(why, fmt::format("{}: dispatch list head {}", P, t_.name(h)));
+      say(why, "{}: dispatch list head {}", P, RqName{&t_, h});
       t_.set_status(s, h, St::Idle);
       return h;
     }
@@ -274,8 +297,8 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
   int data_dir = READ;
   if (rq >= 0 && batching(s) < fifo_batch_) {
     data_dir = t_.dir(rq);
-    say(why, fmt::format("{}: batch continues in {} ({} of {}): {}", P, kDir[data_dir],
-                         batching(s) + 1, fifo_batch_, t_.name(rq)));
+    say(why, "{}: batch continues in {} ({} of {}): {}", P, kDir[data_dir], batching(s) + 1,
+        fifo_batch_, RqName{&t_, rq});
   } else {
     // Not running a batch: choose the direction.
     bool writes = false;
@@ -285,19 +308,18 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
         starved(s) = static_cast<std::uint8_t>(std::min(was + 1, 255));
         if (was >= writes_starved_) {
           writes = true;
-          say(why, fmt::format("{}: new batch: writes starved {} >= {}: WRITE", P, was,
-                               writes_starved_));
+          say(why, "{}: new batch: writes starved {} >= {}: WRITE", P, was, writes_starved_);
         } else {
-          say(why, fmt::format("{}: new batch: READ (starved {} -> {}, limit {})", P, was,
-                               starved(s), writes_starved_));
+          say(why, "{}: new batch: READ (starved {} -> {}, limit {})", P, was, starved(s),
+              writes_starved_);
         }
       } else {
-        say(why, fmt::format("{}: new batch: READ", P));
+        say(why, "{}: new batch: READ", P);
       }
       data_dir = writes ? WRITE : READ;
     } else if (has_fifo(s, prio, WRITE)) {
       writes = true;
-      say(why, fmt::format("{}: new batch: no reads, WRITE", P));
+      say(why, "{}: new batch: no reads, WRITE", P);
     } else {
       return -1;
     }
@@ -309,18 +331,18 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
     const bool expired = deadline_check_fifo(s, prio, data_dir);
     if (variant_ == HeadRequest && !expired && next_rq < 0) {
       rq = deadline_head_request(s, prio, data_dir);
-      say(why, fmt::format("nothing at/after {}, none expired: head request {}",
-                           uses_next_rq() ? "next_rq" : "latest_pos", t_.name(rq)));
+      say(why, "nothing at/after {}, none expired: head request {}",
+          uses_next_rq() ? "next_rq" : "latest_pos", RqName{&t_, rq});
     } else if (expired || next_rq < 0) {
       rq = deadline_fifo_request(s, prio, data_dir);
-      say(why, fmt::format("{}: fifo head {}",
-                           expired          ? "deadline expired"
-                           : uses_next_rq() ? "next_rq is NULL"
-                                            : "nothing at/after latest_pos",
-                           t_.name(rq)));
+      say(why, "{}: fifo head {}",
+          expired          ? "deadline expired"
+          : uses_next_rq() ? "next_rq is NULL"
+                           : "nothing at/after latest_pos",
+          RqName{&t_, rq});
     } else {
       rq = next_rq;
-      say(why, fmt::format("next in sector order {}", t_.name(rq)));
+      say(why, "next in sector order {}", RqName{&t_, rq});
     }
     if (rq < 0) return -1;
     last_dir(s) = static_cast<std::uint8_t>(data_dir);
@@ -328,7 +350,7 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
   }
   // dispatch_request:
   if (started_after(s, rq, min_age)) {
-    say(why, fmt::format("{} is younger than prio_aging_expire: NULL", t_.name(rq)));
+    say(why, "{} is younger than prio_aging_expire: NULL", RqName{&t_, rq});
     return -1;
   }
   batching(s) = static_cast<std::uint8_t>(batching(s) + 1);
@@ -362,7 +384,7 @@ int DeadlineScheduler::dd_dispatch_request(SchedState& s, Why* why) const {
     if (h >= 0) {
       t_.set_status(s, h, St::Idle);
       dd_start_request(s, t_.dir(h), h);
-      say(why, fmt::format("dispatch list head {}", t_.name(h)));
+      say(why, "dispatch list head {}", RqName{&t_, h});
       return h;
     }
   }
@@ -377,8 +399,9 @@ int DeadlineScheduler::dd_dispatch_request(SchedState& s, Why* why) const {
       bool queued_here = false;
       for (int r = 0; r < t_.size(); ++r)
         queued_here = queued_here || (t_.queued(s, r) && t_.prio(r) == prio);
-      say(why, fmt::format("dd_queued({}) = {}{}: lower priorities wait", kPrio[prio],
-                           queued_text(s, prio), queued_here ? "" : " (none of them queued)"));
+      if (why)
+        say(why, "dd_queued({}) = {}{}: lower priorities wait", kPrio[prio], queued_text(s, prio),
+            queued_here ? "" : " (none of them queued)");
       return -1;
     }
   }

@@ -138,9 +138,13 @@ bool SchedModel<Sched>::in_service(const State& s, int r) const {
 
 template <class Sched>
 bool SchedModel<Sched>::can_submit(const State& s, int p) const {
+  return can_submit(s, p, gate_phase(s));
+}
+
+template <class Sched>
+bool SchedModel<Sched>::can_submit(const State& s, int p, int phase) const {
   const WlProc& pr = wl_.procs[std::size_t(p)];
   if (proc_done(s, p) || think(s, p) > 0) return false;
-  const int phase = gate_phase(s);
   if (wl_.gate && (pr.pre_gate ? phase != 0 : phase != 1)) return false;
   if (rq_.status(s, next_request_of(s, p)) != St::Idle) return false;  // previous life not over
   if (pr.sync)
@@ -298,8 +302,9 @@ template <class Sched>
 void SchedModel<Sched>::expand(const State& s, std::vector<std::pair<Step, State>>& out) const {
   State next;
   bool urgent = false;
+  const int phase = gate_phase(s);
   for (int p = 0; p < nproc_; ++p)
-    if (can_submit(s, p)) {
+    if (can_submit(s, p, phase)) {
       next = s;
       const int r = next_request_of(s, p);
       blk_mq_submit_bio(next, p, nullptr);
@@ -324,10 +329,10 @@ void SchedModel<Sched>::expand(const State& s, std::vector<std::pair<Step, State
       out.push_back({Step{d, DISPATCH, kNull}, next});
     }
   }
-  if (gate_phase(s) == 2) {
+  if (phase == 2) {
     const std::uint8_t dev = static_cast<std::uint8_t>(device());
     for (int r = 0; r < rq_.size(); ++r) {
-      if (!in_service(s, r) || rq_.age(s, r) != 0) continue;
+      if (rq_.status(s, r) != St::Driver || rq_.age(s, r) != 0 || !in_service(s, r)) continue;
       next = s;
       blk_mq_complete_request(next, r, nullptr);
       out.push_back({Step{dev, COMPLETE, std::uint8_t(r)}, next});

@@ -133,6 +133,7 @@ class SchedModel {
   int hctx_head(const State& s) const;  // first request on hctx->dispatch, -1: none
   bool in_service(const State& s, int r) const;
   bool can_submit(const State& s, int p) const;
+  bool can_submit(const State& s, int p, int phase) const;
   int next_request_of(const State& s, int p) const {
     return wl_.procs[std::size_t(p)].first + pc(s, p);
   }
