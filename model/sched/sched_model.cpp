@@ -32,21 +32,7 @@ const ModelInfo& SchedModel<Sched>::static_info() {
     };
     for (const auto& p : Sched::params()) m.params.push_back(p);
     m.variants = Sched::variants();
-    m.props = {
-        {"conservation", PropKind::Invariant,
-         "every request the scheduler hands out is one it holds, and its books (dd_queued: "
-         "inserted - completed per priority) match the requests inserted and not completed"},
-        {"deadlock", PropKind::Deadlock, "some step is enabled until every request has completed"},
-        {"progress", PropKind::Progress,
-         "from every reachable state all requests can still complete (no request stuck forever)"},
-        {"max-wait", PropKind::Maximize,
-         "dispatches of other requests while the tracked request was queued in the scheduler"},
-        {"max-wait-ticks", PropKind::Maximize, "ticks the tracked request was queued (clock=1)"},
-        {"max-expired-wait", PropKind::Maximize,
-         "dispatches of other requests while the tracked request was queued past its deadline"},
-        {"starvation", PropKind::Starvation,
-         "the tracked request stays queued forever on a weakly fair cycle (cyclic workloads)"},
-    };
+    m.props = sched_props();
     m.actions = {"submit", "dispatch", "issue", "complete", "requeue", "tick"};
     return m;
   }();

@@ -39,6 +39,7 @@
 #include "model/sched/deadline.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
+#include "props/sched_props.hpp"
 
 namespace blkmc::sched {
 
@@ -48,13 +49,13 @@ class SchedModel {
   using State = SchedState;
 
   enum Prop : int {
-    Conservation,
-    Deadlock,
-    Progress,
-    MaxWait,
-    MaxWaitTicks,
-    MaxExpiredWait,
-    Starvation,
+    Conservation = kSchedConservation,
+    Deadlock = kSchedDeadlock,
+    Progress = kSchedProgress,
+    MaxWait = kSchedMaxWait,
+    MaxWaitTicks = kSchedMaxWaitTicks,
+    MaxExpiredWait = kSchedMaxExpiredWait,
+    Starvation = kSchedStarvation,
   };
   enum Action : std::uint8_t { SUBMIT, DISPATCH, ISSUE, COMPLETE, REQUEUE, TICK };
   static constexpr std::uint8_t kNull = 255;        // DISPATCH arg: the scheduler returned NULL
