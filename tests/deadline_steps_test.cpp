@@ -221,7 +221,9 @@ track rd:2
   CHECK(w.dev.seek == 3);
   CHECK(w.dev.requeue == 1);
   CHECK(w.dev.service_ticks(10, 10) == 2);
-  CHECK(w.dev.service_ticks(10, 11) == 5);
+  CHECK(w.dev.service_ticks(10, 11) == 3);
+  CHECK(w.dev.service_ticks(10, 20) == 5);
+  CHECK(w.dev.service_ticks(20, 10) == 5);
   REQUIRE(w.procs.size() == 5);
   CHECK(w.gate);
   CHECK(w.procs[0].pre_gate);

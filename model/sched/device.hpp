@@ -12,10 +12,11 @@
 //   the park go to the same list.
 // - spindles: the first `spindles` requests in the driver (in issue order)
 //   are served at once; with clock=1 each needs service_ticks() ticks
-//   (service, plus seek on a rotational device whose head is not where the
-//   request starts) before it may complete; completion order among the ones
-//   in service is free. The device may instead requeue a request
-//   (blk_mq_requeue_request) while its requeue budget lasts.
+//   (service, plus on a rotational device one tick per sector between the
+//   head and the request's start, at most seek) before it may complete;
+//   completion order among the ones in service is free. The device may
+//   instead requeue a request (blk_mq_requeue_request) while its requeue
+//   budget lasts.
 // The device spec itself lives in the workload (model/sched/workload.hpp).
 #pragma once
 

@@ -51,12 +51,14 @@ struct DeviceSpec {
   int spindles = 1;  // requests served at once, in dispatch order (1: FIFO completion)
   bool rotational = false;
   int service = 1;  // ticks per request (with clock=1)
-  int seek = 0;     // extra ticks when a rotational device must seek
+  int seek = 0;     // most extra ticks a rotational device spends seeking
   int requeue = 0;  // the driver may requeue this many requests in all
   // Service time in ticks of a request at `sector` after the head was left
-  // at `head` (the end of the previously issued request).
+  // at `head` (the end of the previously issued request): a rotational
+  // device adds one tick per sector of seek distance, up to `seek`.
   int service_ticks(int sector, int head) const {
-    return service + (rotational && sector != head ? seek : 0);
+    const int dist = sector > head ? sector - head : head - sector;
+    return service + (rotational ? (dist < seek ? dist : seek) : 0);
   }
 };
 
