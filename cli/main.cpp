@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/compare.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
 #include "explorer/report.hpp"
@@ -29,11 +30,7 @@ void print_list(bool as_json) {
             {{"name", v.name}, {"commit", v.commit}, {"summary", v.summary}, {"source", v.source}});
       for (const auto& p : inf.props)
         j["properties"].push_back(
-            {{"name", p.name},
-             {"kind", p.kind == PropKind::Deadlock   ? "deadlock"
-                      : p.kind == PropKind::Progress ? "progress"
-                                                     : "invariant"},
-             {"summary", p.summary}});
+            {{"name", p.name}, {"kind", to_string(p.kind)}, {"summary", p.summary}});
       all.push_back(j);
       continue;
     }
@@ -47,65 +44,22 @@ void print_list(bool as_json) {
                                v.summary, "", v.source);
     std::cout << "  properties:\n";
     for (const auto& p : inf.props)
-      std::cout << fmt::format("    {:<20} {}\n", p.name, p.summary);
+      std::cout << fmt::format("    {:<20} {}{}\n", p.name, p.summary,
+                               p.kind == PropKind::Maximize     ? " [maximize; NAME<=K bounds it]"
+                               : p.kind == PropKind::Starvation ? " [starvation, weak fairness]"
+                                                                : "");
   }
   if (as_json) std::cout << all.dump(2) << '\n';
 }
 
-std::string trace_path(const std::string& base, const std::string& prop, bool several) {
+std::string trace_path(const std::string& base, const std::string& prop_spec, bool several) {
   if (!several) return base;
+  const std::string prop = prop_file_name(prop_spec);
   const auto dot = base.rfind('.');
   const auto slash = base.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
     return base + "-" + prop;
   return base.substr(0, dot) + "-" + prop + base.substr(dot);
-}
-
-// Prints both verdict columns and marks the properties whose verdict changed;
-// exit 1 when the patch breaks a property (a regression), 0 otherwise.
-int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
-                     bool as_json) {
-  int changed = 0, regressions = 0;
-  nlohmann::json rows = nlohmann::json::array();
-  if (!as_json)
-    std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
-                             params_string(a.params), a.variant, b.variant, "property", a.variant,
-                             b.variant);
-  for (std::size_t i = 0; i < a.props.size(); ++i) {
-    const auto &pa = a.props[i], &pb = b.props[i];
-    const bool diff = pa.verdict != pb.verdict;
-    changed += diff;
-    regressions += diff && pb.verdict == Verdict::Violated;
-    std::string note;
-    // The counterexample of the side that is violated shows what changed.
-    const auto& side = pb.verdict == Verdict::Violated ? pb : pa;
-    const auto& cx = side.trace;
-    if (diff && cx && !trace_out.empty()) {
-      const std::string path =
-          fmt::format("{}-{}-{}.json", trace_out, pb.verdict == Verdict::Violated ? b.variant : a.variant, pa.name);
-      write_trace_file(*cx, path);
-      note = " trace: " + path;
-    }
-    rows.push_back({{"property", pa.name},
-                    {"before", to_string(pa.verdict)},
-                    {"after", to_string(pb.verdict)},
-                    {"changed", diff}});
-    if (!as_json)
-      std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, to_string(pa.verdict),
-                               to_string(pb.verdict),
-                               diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
-                                    : "",
-                               note);
-  }
-  if (as_json)
-    std::cout << nlohmann::json{{"model", a.model}, {"params", a.params}, {"before", a.variant},
-                                {"after", b.variant}, {"properties", rows},
-                                {"changed", changed}, {"regressions", regressions}}.dump(2)
-              << '\n';
-  else
-    std::cout << fmt::format("  {} verdict(s) changed ({} states before, {} after)\n", changed,
-                             a.stats.states, b.stats.states);
-  return regressions ? 1 : 0;
 }
 
 }  // namespace
@@ -132,7 +86,9 @@ int main(int argc, char** argv) {
                     "rerun the check that produced this trace: its model, variant, parameters, "
                     "property and search order (options given here override them)");
   check->add_option("--param,-p", params, "model parameter name=value (repeatable)");
-  check->add_option("--prop", props, "property to check (repeatable; default: all)");
+  check->add_option("--prop", props,
+                    "property to check (repeatable; default: all); NAME<=K bounds a maximize "
+                    "property");
   check->add_flag("--bfs", bfs, "breadth-first: shortest counterexamples");
   check->add_flag("--dfs", dfs, "depth-first (default)");
   check->add_option("--max-states", max_states, "stop after this many states")
@@ -162,7 +118,8 @@ int main(int argc, char** argv) {
   compare->add_option("--before", before, "variant before the patch")->required();
   compare->add_option("--after", after, "variant after the patch")->required();
   compare->add_option("--param,-p", params, "model parameter name=value (repeatable)");
-  compare->add_option("--prop", props, "property (repeatable; default: all)");
+  compare->add_option("--prop", props,
+                      "property (repeatable; default: all; NAME<=K bounds a maximize one)");
   compare->add_option("--time", seconds, "time limit per run, seconds")
       ->check(CLI::Range(0.001, 1e7));
   compare->add_option("--max-states", max_states, "state limit per run")
@@ -259,12 +216,19 @@ int main(int argc, char** argv) {
         std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
                                  t.variant, params_string(resolve_params(mh.info(), t.params)),
                                  t.property, t.steps.size());
-        if (msc) std::cout << render_msc(t);
+        if (msc)
+          std::cout << render_msc(
+              t, 34,
+              mh.info().props[std::size_t(parse_prop_spec(mh.info(), t.property).index)].kind);
         else
           for (const auto& line : r.story) std::cout << line << '\n';
       }
-      std::cout << (r.reproduced ? fmt::format("reproduced: {} is violated\n", t.property)
-                                 : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
+      if (!r.verdict_line.empty())
+        std::cout << (r.reproduced ? "reproduced: " : "NOT reproduced: ") << r.verdict_line << '\n';
+      else
+        std::cout << (r.reproduced
+                          ? fmt::format("reproduced: {} is violated\n", t.property)
+                          : fmt::format("NOT reproduced: {} holds at the end\n", t.property));
       return r.reproduced ? kExitHolds : kExitReplayMismatch;
     }
     if (compare->parsed()) {

@@ -1,8 +1,10 @@
 #include "cli/suite.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -15,9 +17,12 @@ namespace blkmc {
 
 namespace {
 
+// A row expects a verdict or, for a maximize property without a bound, its
+// maximum (the row passes when the search completes with exactly that).
 struct Expect {
   std::string prop;
   Verdict verdict;
+  std::optional<int> value;
   int line;
 };
 
@@ -35,10 +40,41 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// EXPECTED: a verdict, or a maximum (a decimal integer) for a maximize
+// property without a bound.
+Expect parse_expect(const ModelLookup& lookup, const std::string& name, int lineno,
+                    const std::string& model, const std::string& prop, const std::string& text) {
+  const ModelInfo& info = lookup(model).info();
+  const PropSpec spec = parse_prop_spec(info, prop);
+  if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
+    int v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size())
+      throw UsageError(fmt::format("{}:{}: expected value '{}' is not an integer in 0..2147483647",
+                                   name, lineno, text));
+    if (info.props[std::size_t(spec.index)].kind != PropKind::Maximize || spec.bound)
+      throw UsageError(
+          fmt::format("{}:{}: an integer EXPECTED needs a maximize property without "
+                      "a bound ({} takes holds, violated or incomplete)",
+                      name, lineno, prop));
+    return {prop, Verdict::Holds, v, lineno};
+  }
+  Verdict verdict = Verdict::Holds;
+  try {
+    verdict = parse_verdict(text);
+  } catch (const UsageError&) {
+    throw UsageError(
+        fmt::format("{}:{}: unknown EXPECTED '{}' (valid: holds, violated, "
+                    "incomplete, or the maximum of a maximize property)",
+                    name, lineno, text));
+  }
+  return {prop, verdict, std::nullopt, lineno};
+}
+
 }  // namespace
 
-int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
-              bool markdown) {
+int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
+              const ModelLookup& lookup) {
   std::vector<Group> groups;
   std::vector<std::pair<std::string, int>> replays;
   std::string line;
@@ -60,7 +96,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
         groups.push_back({w[1], w[2], w[3], {}});
         g = &groups.back();
       }
-      g->expects.push_back({w[4], parse_verdict(w[5]), lineno});
+      g->expects.push_back(parse_expect(lookup, name, lineno, w[1], w[4], w[5]));
     } else {
       throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
                                    "VERDICT' or 'replay FILE'",
@@ -76,7 +112,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
   std::vector<Row> table;
   int failures = 0, rows = 0;
   for (const Group& g : groups) {
-    const ModelHandle& mh = find_model(g.model);
+    const ModelHandle& mh = lookup(g.model);
     std::vector<std::string> params = g.params == "-" ? std::vector<std::string>{}
                                                       : split(g.params, ',');
     std::vector<std::string> props;
@@ -89,14 +125,25 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     const CheckOutcome o = mh.check(g.variant, resolve_params(mh.info(), params), props, opt);
     for (std::size_t i = 0; i < g.expects.size(); ++i) {
       const Expect& e = g.expects[i];
-      const Verdict found = o.props[i].verdict;
-      const bool ok = found == e.verdict;
+      const auto& pr = o.props[i];
+      bool ok;
+      std::string expected, found;
+      if (e.value) {
+        ok = pr.value_exact && pr.value == e.value;
+        expected = std::to_string(*e.value);
+        found = !pr.value        ? to_string(pr.verdict)
+                : pr.value_exact ? std::to_string(*pr.value)
+                                 : fmt::format(">={} ({})", *pr.value, to_string(pr.verdict));
+      } else {
+        ok = pr.verdict == e.verdict;
+        expected = to_string(e.verdict);
+        found = to_string(pr.verdict);
+      }
       failures += !ok;
       ++rows;
-      const auto& tr = o.props[i].trace;
-      table.push_back({g.model, g.variant, g.params, e.prop, to_string(e.verdict),
-                       to_string(found), std::to_string(o.stats.states),
-                       fmt::format("{:.3f}", o.stats.seconds),
+      const auto& tr = pr.trace;
+      table.push_back({g.model, g.variant, g.params, e.prop, expected, found,
+                       std::to_string(o.stats.states), fmt::format("{:.3f}", o.stats.seconds),
                        tr ? std::to_string(tr->steps.size()) : "-", ok});
     }
   }
@@ -131,7 +178,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     bool ok = false;
     try {
       const Trace t = read_trace_file(file);
-      const ReplayResult r = find_model(t.model).replay(t);
+      const ReplayResult r = lookup(t.model).replay(t);
       ok = r.reproduced;
       found = r.reproduced ? fmt::format("reproduces {} ({} steps)", t.property, t.steps.size())
                            : "does not reproduce";

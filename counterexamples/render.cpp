@@ -31,7 +31,7 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width) {
 
 }  // namespace
 
-std::string render_msc(const Trace& t, int column_width) {
+std::string render_msc(const Trace& t, int column_width, PropKind kind) {
   const std::size_t w = std::size_t(std::max(column_width, 8));
   std::map<int, std::string> actors;  // column order: actor id
   for (const auto& s : t.steps)
@@ -47,11 +47,17 @@ std::string render_msc(const Trace& t, int column_width) {
   rule.pop_back();
   out += '\n' + rule + '\n';
   // Progress lassos: where the hang becomes certain, where the cycle starts.
+  // Starvation lassos: where the request becomes pending for good.
+  const bool starvation = kind == PropKind::Starvation;
   auto marks = [&](int after) {
-    if (t.stuck && *t.stuck == after) out += "      ==== stuck from here: no finished state is reachable\n";
+    if (t.stuck && *t.stuck == after)
+      out += starvation ? fmt::format("      ==== {} is pending from here on\n", t.property)
+                        : "      ==== stuck from here: no finished state is reachable\n";
     if (t.loop && *t.loop == after)
-      out += after < int(t.steps.size()) ? "      ==== the steps below repeat forever\n"
-                                         : "      ==== no step leads out of here\n";
+      out += after < int(t.steps.size())
+                 ? starvation ? "      ==== the steps below repeat forever (a weakly fair cycle)\n"
+                              : "      ==== the steps below repeat forever\n"
+                 : "      ==== no step leads out of here\n";
   };
   int i = 0;
   for (const auto& s : t.steps) {
@@ -68,6 +74,9 @@ std::string render_msc(const Trace& t, int column_width) {
     }
   }
   marks(i);
+  if (kind == PropKind::Maximize)
+    out += t.value ? fmt::format("      ==== {} = {} here: the maximum\n", t.property, *t.value)
+                   : fmt::format("      ==== {} is exceeded here\n", t.property);
   return out;
 }
 

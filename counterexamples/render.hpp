@@ -6,9 +6,12 @@
 #include <string>
 
 #include "counterexamples/trace.hpp"
+#include "model/model.hpp"
 
 namespace blkmc {
 
-std::string render_msc(const Trace& t, int column_width = 34);
+// kind: the kind of the trace's property, for the markers of lassos
+// (progress: stuck; starvation: pending) and of maximize traces.
+std::string render_msc(const Trace& t, int column_width = 34, PropKind kind = PropKind::Progress);
 
 }  // namespace blkmc

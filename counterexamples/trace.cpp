@@ -25,6 +25,7 @@ json trace_to_json(const Trace& t) {
          {"initial", t.initial},      {"steps", steps}};
   if (t.stuck) j["stuck"] = *t.stuck;
   if (t.loop) j["loop"] = *t.loop;
+  if (t.value) j["value"] = *t.value;
   return j;
 }
 
@@ -96,6 +97,7 @@ Trace trace_from_json(const json& j) {
   const long n = long(t.steps.size());
   if (j.contains("stuck")) t.stuck = int_field(j, "stuck", "trace", 0, n);
   if (j.contains("loop")) t.loop = int_field(j, "loop", "trace", t.stuck.value_or(0), n);
+  if (j.contains("value")) t.value = int_field(j, "value", "trace", 0, 2147483647);
   return t;
 }
 

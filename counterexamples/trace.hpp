@@ -7,7 +7,11 @@
 // one-line error. A progress counterexample is a lasso: "stuck": j says no
 // finished state is reachable after step j, and "loop": k that the steps
 // after step k return to the state after step k (when k is the last step:
-// that no step is enabled there).
+// that no step is enabled there). A starvation counterexample is a lasso too:
+// every state after step "stuck" is pending and the steps after "loop" (at
+// least one) form a weakly fair cycle. A maximize trace names its property
+// NAME (then "value": V says the last state's measure is V, the maximum) or
+// NAME<=K (the last state's measure exceeds K).
 #pragma once
 
 #include <optional>
@@ -34,7 +38,8 @@ struct Trace {
   Params params;
   nlohmann::json initial;  // initial state (may be null)
   std::vector<TraceStep> steps;
-  std::optional<int> stuck, loop;  // progress traces (step indices)
+  std::optional<int> stuck, loop;  // progress and starvation traces (step indices)
+  std::optional<int> value;        // unbounded maximize traces: the maximum
 };
 
 nlohmann::json trace_to_json(const Trace& t);
@@ -45,6 +50,9 @@ void write_trace_file(const Trace& t, const std::string& path);
 struct ReplayResult {
   bool reproduced = false;        // the final state violates the property
   std::vector<std::string> story;  // one line per step, then a verdict line
+  // What was (not) reproduced, for kinds where "P is violated" / "P holds at
+  // the end" does not say it (maximize, starvation); empty otherwise.
+  std::string verdict_line;
 };
 
 }  // namespace blkmc

@@ -27,7 +27,7 @@ void EdgeLog::end_state(std::uint32_t id) {
 }
 
 std::size_t EdgeLog::memory_bytes() const {
-  return dst_.capacity() * 4 + count_.capacity() * 4 + begin_.capacity() * 8 +
+  return dst_.capacity() * 4 + actor_.capacity() + count_.capacity() * 4 + begin_.capacity() * 8 +
          (finished_.capacity() + expanded_.capacity()) / 8;
 }
 

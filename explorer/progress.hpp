@@ -13,11 +13,18 @@
 
 namespace blkmc {
 
+// The explored graph: for every expanded state its successor ids in
+// emission order and, when kept (starvation properties need it), the actor of
+// each edge (Step::actor, one byte per edge).
 class EdgeLog {
  public:
+  explicit EdgeLog(bool keep_actors = false) : keep_actors_(keep_actors) {}
   // Logs state id's successors (replacing an earlier expansion of id).
   void begin_state(std::uint32_t id, bool finished);
-  void add_edge(std::uint32_t to) { dst_.push_back(to); }
+  void add_edge(std::uint32_t to, std::uint8_t actor = 0) {
+    dst_.push_back(to);
+    if (keep_actors_) actor_.push_back(actor);
+  }
   void end_state(std::uint32_t id);
 
   std::size_t states() const { return begin_.size(); }
@@ -26,10 +33,15 @@ class EdgeLog {
   bool finished(std::uint32_t id) const { return finished_[id]; }
   const std::uint32_t* succ_begin(std::uint32_t id) const { return dst_.data() + begin_[id]; }
   const std::uint32_t* succ_end(std::uint32_t id) const { return succ_begin(id) + count_[id]; }
+  bool keeps_actors() const { return keep_actors_; }
+  // The actors of id's edges, parallel to succ_begin(id) (only when kept).
+  const std::uint8_t* actor_begin(std::uint32_t id) const { return actor_.data() + begin_[id]; }
 
  private:
   void ensure(std::uint32_t id);
+  bool keep_actors_;
   std::vector<std::uint32_t> dst_, count_;
+  std::vector<std::uint8_t> actor_;
   std::vector<std::uint64_t> begin_;
   std::vector<bool> finished_, expanded_;
   std::uint64_t open_ = 0;

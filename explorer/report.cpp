@@ -19,12 +19,34 @@ nlohmann::json outcome_json(const CheckOutcome& o) {
   nlohmann::json props = nlohmann::json::array();
   for (const auto& p : o.props) {
     nlohmann::json j{{"property", p.name}, {"verdict", to_string(p.verdict)}};
+    if (p.value) {
+      j["value"] = *p.value;
+      j["value_exact"] = p.value_exact;
+    }
+    if (p.bound) j["bound"] = *p.bound;
     if (p.trace) j["trace_steps"] = p.trace->steps.size();
     props.push_back(j);
   }
   return {{"model", o.model},   {"variant", o.variant}, {"params", o.params},
           {"search", o.search}, {"stop", to_string(o.stop)}, {"properties", props},
           {"stats", stats_json(o.stats)}};
+}
+
+std::string prop_result_text(const CheckOutcome::Prop& p) {
+  const std::string steps = p.trace ? fmt::format("{} steps", p.trace->steps.size()) : "";
+  if (p.value && !p.bound) {  // a maximize property without a bound
+    if (p.value_exact) return fmt::format("max = {} (trace {})", *p.value, steps);
+    return fmt::format("max at least {} (search incomplete; trace {})", *p.value, steps);
+  }
+  std::string out = to_string(p.verdict);
+  if (p.value && p.bound) {
+    if (p.verdict == Verdict::Violated)
+      return out + fmt::format("  ({} > {}; {})", *p.value, *p.bound, steps);
+    if (p.value_exact) return out + fmt::format("  (max = {})", *p.value);
+    return out + fmt::format("  (max at least {} so far)", *p.value);
+  }
+  if (p.trace) out += fmt::format("  ({})", steps);
+  return out;
 }
 
 std::string stats_text(const Stats& s) {
@@ -39,8 +61,7 @@ std::string outcome_text(const CheckOutcome& o) {
   std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
                                 params_string(o.params), o.search, to_string(o.stop));
   for (const auto& p : o.props) {
-    out += fmt::format("  {:<22} {}", p.name, to_string(p.verdict));
-    if (p.trace) out += fmt::format("  ({} steps)", p.trace->steps.size());
+    out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     out += '\n';
   }
   out += "  " + stats_text(o.stats) + '\n';

@@ -12,6 +12,9 @@ namespace blkmc {
 nlohmann::json stats_json(const Stats& s);
 nlohmann::json outcome_json(const CheckOutcome& o);
 std::string outcome_text(const CheckOutcome& o);
+// One property's result as outcome_text prints it: "violated  (7 steps)",
+// "max = 32 (trace 17 steps)", "holds  (max = 30)", ...
+std::string prop_result_text(const CheckOutcome::Prop& p);
 std::string stats_text(const Stats& s);
 int exit_code(const CheckOutcome& o);  // violated > incomplete > holds
 

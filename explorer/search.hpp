@@ -3,23 +3,32 @@
 // the queue) and yields shortest counterexamples; DFS is a LIFO worklist with
 // parent links. Invariants are checked on every new state, deadlock on every
 // expanded state without successors; progress properties log the explored
-// graph and are decided after a complete search (explorer/progress.hpp). A
-// search keeps going after a property fails, until every selected property
-// has failed or the space is done, so one run gives a verdict for each.
+// graph and are decided after a complete search (explorer/progress.hpp), and
+// so are starvation properties (explorer/starvation.hpp; the log then keeps
+// each edge's actor). Maximize properties evaluate the model's measure() on
+// every new state and keep the maximum and the first state reaching it (BFS:
+// a shortest trace); with a bound K (NAME<=K) the first state above K is a
+// violation. A search keeps going after a property fails, until every
+// selected property has failed or the space is done, so one run gives a
+// verdict for each.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "explorer/limits.hpp"
 #include "explorer/progress.hpp"
+#include "explorer/starvation.hpp"
 #include "explorer/state_store.hpp"
 #include "model/model.hpp"
+#include "model/params.hpp"
 #include "props/verdict.hpp"
 
 namespace blkmc {
@@ -28,6 +37,9 @@ struct SearchOptions {
   bool bfs = true;
   Limits limits;
   std::vector<int> props;   // indices into ModelInfo::props; empty: all
+  // Parallel to props (may be shorter): the bound K of a maximize property
+  // selected as NAME<=K; nullopt (or missing) for no bound.
+  std::vector<std::optional<int>> bounds;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };
@@ -40,6 +52,8 @@ struct Counterexample {
   // state on the path from which no finished state is reachable; the steps
   // after *loop_start repeat forever (states.back() equals
   // states[*loop_start]) or, when loop_start is the last index, none is enabled.
+  // Starvation counterexamples too: every state from *stuck_at on is pending,
+  // and the steps after *loop_start form a weakly fair cycle (at least one).
   std::optional<std::size_t> stuck_at, loop_start;
 };
 
@@ -48,6 +62,14 @@ struct PropOutcome {
   int prop = 0;
   Verdict verdict = Verdict::Holds;
   std::optional<Counterexample<State>> trace;
+  // Maximize properties only. bound: K of NAME<=K. value: unbounded, or
+  // bounded and not violated: the largest measure over the explored states
+  // (the trace, unbounded only, ends in the first state reaching it); bounded
+  // and violated: the measure of the trace's last state (the first state
+  // found above K). value_exact: the value is the maximum over the whole
+  // state space (a complete search and no violation).
+  std::optional<int> bound, value;
+  bool value_exact = false;
 };
 
 template <class State>
@@ -57,22 +79,71 @@ struct SearchResult {
   Stats stats;
 };
 
+// The optional model hooks of maximize and starvation properties.
+template <class M>
+concept HasMeasure = requires(const M& m, const typename M::State& s) {
+  { m.measure(0, s) } -> std::convertible_to<int>;
+};
+template <class M>
+concept HasPending = requires(const M& m, const typename M::State& s) {
+  { m.pending(0, s) } -> std::convertible_to<bool>;
+};
+
 template <class M>
 class Explorer {
  public:
   using State = typename M::State;
 
+  // Throws UsageError when a maximize (starvation) property is selected and
+  // the model has no measure() (pending()), or a bound is given for a
+  // property that is not a maximize property.
   Explorer(const M& m, SearchOptions opt)
       : m_(m), opt_(std::move(opt)), store_(m.state_bytes()) {
-    const auto& pinfo = m.info().props;
+    const auto& inf = m.info();
+    const auto& pinfo = inf.props;
     if (opt_.props.empty())
       for (std::size_t i = 0; i < pinfo.size(); ++i) opt_.props.push_back(int(i));
-    for (int p : opt_.props) {
-      if (pinfo[p].kind == PropKind::Deadlock) deadlock_slots_.push_back(int(slots_.size()));
-      else if (pinfo[p].kind == PropKind::Progress) progress_slots_.push_back(int(slots_.size()));
-      else invariant_slots_.push_back(int(slots_.size()));
-      slots_.push_back({p, StateStore::kNone});
+    for (std::size_t n = 0; n < opt_.props.size(); ++n) {
+      const int p = opt_.props[n];
+      const PropKind kind = pinfo.at(std::size_t(p)).kind;
+      const std::optional<int> bound = n < opt_.bounds.size() ? opt_.bounds[n] : std::nullopt;
+      if (bound && (kind != PropKind::Maximize || *bound < 0))
+        throw UsageError(fmt::format("property {}: a bound <={} needs a maximize property",
+                                     pinfo[p].name, *bound));
+      if (kind == PropKind::Maximize && !HasMeasure<M>)
+        throw UsageError(
+            fmt::format("model {}: property {} is a maximize property but the model "
+                        "has no measure(prop, state)",
+                        inf.name, pinfo[p].name));
+      if (kind == PropKind::Starvation && !HasPending<M>)
+        throw UsageError(
+            fmt::format("model {}: property {} is a starvation property but the model "
+                        "has no pending(prop, state)",
+                        inf.name, pinfo[p].name));
+      const int k = int(slots_.size());
+      switch (kind) {
+        case PropKind::Deadlock:
+          deadlock_slots_.push_back(k);
+          break;
+        case PropKind::Progress:
+          progress_slots_.push_back(k);
+          break;
+        case PropKind::Maximize:
+          maximize_slots_.push_back(k);
+          break;
+        case PropKind::Starvation:
+          starvation_slots_.push_back(k);
+          break;
+        case PropKind::Invariant:
+          invariant_slots_.push_back(k);
+          break;
+      }
+      Slot sl;
+      sl.prop = p;
+      sl.bound = bound;
+      slots_.push_back(std::move(sl));
     }
+    edges_ = EdgeLog(!starvation_slots_.empty());
   }
 
   SearchResult<State> run() {
@@ -89,8 +160,20 @@ class Explorer {
  private:
   using Clock = std::chrono::steady_clock;
   struct Slot {
-    int prop;
-    std::uint32_t violating;  // state id, kNone while none found
+    int prop = 0;
+    std::uint32_t violating = StateStore::kNone;  // state id, kNone while none found
+    // Maximize: the bound, the measure of the violating state, the largest
+    // measure so far and the first state with it.
+    std::optional<int> bound;
+    int violating_value = 0;
+    int best = -1;
+    std::uint32_t best_id = StateStore::kNone;
+    std::vector<bool> pending;  // starvation: pending(prop, state) by state id
+  };
+  struct Succ {
+    State next;
+    std::uint64_t hash;
+    std::uint8_t actor;
   };
 
   // Returns true when the state is new. Checks invariants on new states.
@@ -114,11 +197,35 @@ class Explorer {
         ++violated_;
       }
     }
+    if constexpr (HasMeasure<M>) {
+      for (int k : maximize_slots_) {
+        Slot& sl = slots_[k];
+        const int v = m_.measure(sl.prop, s);
+        if (v < 0)
+          throw std::logic_error(fmt::format("model {}: measure({}) is negative ({})",
+                                             m_.info().name, m_.info().props[sl.prop].name, v));
+        if (v > sl.best) {
+          sl.best = v;
+          sl.best_id = i;
+        }
+        if (sl.bound && v > *sl.bound && sl.violating == StateStore::kNone) {
+          sl.violating = i;
+          sl.violating_value = v;
+          ++violated_;
+        }
+      }
+    }
+    if constexpr (HasPending<M>) {
+      for (int k : starvation_slots_) slots_[k].pending.push_back(m_.pending(slots_[k].prop, s));
+    }
     return true;
   }
 
-  // Progress slots are decided after the search, so they never stop it early.
-  bool all_violated() const { return progress_slots_.empty() && violated_ == slots_.size(); }
+  // Progress and starvation slots are decided after the search, and an
+  // unbounded maximize slot is never violated, so they never stop it early.
+  bool all_violated() const {
+    return progress_slots_.empty() && starvation_slots_.empty() && violated_ == slots_.size();
+  }
 
   StopReason search() {
     State init = m_.initial(), cur;
@@ -158,16 +265,16 @@ class Explorer {
         }
       }
       succ_.clear();
-      m_.for_each_successor(cur, [&](const Step&, const State& next) {
+      m_.for_each_successor(cur, [&](const Step& st, const State& next) {
         const std::uint64_t h = hash_padded(next.b.data(), m_.state_bytes());
         store_.prefetch(h);
-        succ_.push_back({next, h});
+        succ_.push_back({next, h, st.actor});
       });
       transitions_ += succ_.size();
-      const bool log = !progress_slots_.empty();
+      const bool log = !progress_slots_.empty() || !starvation_slots_.empty();
       if (log) edges_.begin_state(cid, m_.finished(cur));
       bool stop_states = false;
-      for (const auto& [next, h] : succ_) {
+      for (const auto& [next, h, actor] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = store_.size() >= max_states_;
         const bool at_memory = lim.memory_bytes && store_.memory_after_insert() +
@@ -180,7 +287,7 @@ class Explorer {
         }
         std::uint32_t nid;
         if (visit(next, h, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
-        if (log) edges_.add_edge(nid);
+        if (log) edges_.add_edge(nid, actor);
       }
       if (log && !stop_states) edges_.end_state(cid);
       if (succ_.empty() && !deadlock_slots_.empty() && !m_.finished(cur)) {
@@ -221,12 +328,14 @@ class Explorer {
     return s;
   }
 
-  // The step that leads from one stored state to another.
-  Step step_between(const State& from, const State& to) const {
+  // The step that leads from one stored state to another (by that actor,
+  // when one is given).
+  Step step_between(const State& from, const State& to, int actor = -1) const {
     Step found{};
     bool any = false;
     m_.for_each_successor(from, [&](const Step& st, const State& n) {
-      if (!any && std::memcmp(n.b.data(), to.b.data(), m_.state_bytes()) == 0) {
+      if (!any && (actor < 0 || st.actor == actor) &&
+          std::memcmp(n.b.data(), to.b.data(), m_.state_bytes()) == 0) {
         found = st;
         any = true;
       }
@@ -245,6 +354,25 @@ class Explorer {
     }
     cx.stuck_at = base;
     cx.loop_start = base + l.loop_start;
+    return cx;
+  }
+
+  // Path to the fair cycle's entry, then the cycle; stuck_at is where the
+  // path's last run of pending states begins.
+  Counterexample<State> fair_cycle_trace(const FairCycle& fc, int prop) const {
+    Counterexample<State> cx = reconstruct(fc.entry);
+    const std::size_t base = cx.states.size() - 1;
+    for (std::size_t k = 1; k < fc.walk.size(); ++k) {
+      const State to = load(fc.walk[k]);
+      cx.steps.push_back(step_between(cx.states.back(), to, fc.actors[k - 1]));
+      cx.states.push_back(to);
+    }
+    std::size_t j = base;
+    if constexpr (HasPending<M>) {
+      while (j > 0 && m_.pending(prop, cx.states[j - 1])) --j;
+    }
+    cx.stuck_at = j;
+    cx.loop_start = base;
     return cx;
   }
 
@@ -268,17 +396,50 @@ class Explorer {
     std::optional<Lasso> lasso;
     if (!progress_slots_.empty() && stop == StopReason::Complete)
       lasso = find_stuck_lasso(edges_, store_.size());
+    auto is = [](const std::vector<int>& v, std::size_t k) {
+      return std::find(v.begin(), v.end(), int(k)) != v.end();
+    };
     for (std::size_t k = 0; k < slots_.size(); ++k) {
       const Slot& sl = slots_[k];
       PropOutcome<State> o;
       o.prop = sl.prop;
-      const bool progress =
-          std::find(progress_slots_.begin(), progress_slots_.end(), int(k)) != progress_slots_.end();
-      if (progress) {
+      if (is(progress_slots_, k)) {
         o.verdict = stop != StopReason::Complete ? Verdict::Incomplete
                     : lasso                       ? Verdict::Violated
                                                   : Verdict::Holds;
         if (lasso) o.trace = lasso_trace(*lasso);
+      } else if (is(starvation_slots_, k)) {
+        o.verdict = Verdict::Incomplete;
+        if (stop == StopReason::Complete) {
+          // The same property selected twice: one decision.
+          std::size_t same = k;
+          for (std::size_t e = 0; e < k; ++e)
+            if (slots_[e].prop == sl.prop && is(starvation_slots_, e)) {
+              same = e;
+              break;
+            }
+          if (same != k) {
+            o.verdict = r.props[same].verdict;
+            o.trace = r.props[same].trace;
+          } else if (const auto fc = find_fair_pending_cycle(edges_, sl.pending, store_.size())) {
+            o.verdict = Verdict::Violated;
+            o.trace = fair_cycle_trace(*fc, sl.prop);
+          } else {
+            o.verdict = Verdict::Holds;
+          }
+        }
+      } else if (is(maximize_slots_, k)) {
+        o.bound = sl.bound;
+        if (sl.violating != StateStore::kNone) {
+          o.verdict = Verdict::Violated;
+          o.trace = reconstruct(sl.violating);
+          o.value = sl.violating_value;
+        } else {
+          o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
+          o.value = std::max(sl.best, 0);
+          o.value_exact = complete;
+          if (!sl.bound && sl.best_id != StateStore::kNone) o.trace = reconstruct(sl.best_id);
+        }
       } else if (sl.violating != StateStore::kNone) {
         o.verdict = Verdict::Violated;
         o.trace = reconstruct(sl.violating);
@@ -301,13 +462,15 @@ class Explorer {
 
   const M& m_;
   SearchOptions opt_;
-  std::vector<std::pair<State, std::uint64_t>> succ_;  // one state's successors
+  std::vector<Succ> succ_;  // one state's successors
   StateStore store_;
   std::vector<Slot> slots_;
   std::vector<int> invariant_slots_;
   std::vector<int> deadlock_slots_;
   std::vector<int> progress_slots_;
-  EdgeLog edges_;  // the explored graph, kept only for progress properties
+  std::vector<int> maximize_slots_;
+  std::vector<int> starvation_slots_;
+  EdgeLog edges_;  // the explored graph, kept only for progress and starvation properties
   std::size_t violated_ = 0;
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;

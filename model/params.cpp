@@ -75,4 +75,49 @@ int find_prop(const ModelInfo& info, const std::string& name) {
                                names_of(info.props, [](auto& p) { return p.name; })));
 }
 
+PropSpec parse_prop_spec(const ModelInfo& info, const std::string& text) {
+  const auto le = text.find("<=");
+  if (le == std::string::npos) return {find_prop(info, text), std::nullopt};
+  const std::string name = text.substr(0, le), k = text.substr(le + 2);
+  if (name.empty())
+    throw UsageError(fmt::format("property '{}': a property name must come before <=", text));
+  PropSpec spec{find_prop(info, name), std::nullopt};
+  const PropKind kind = info.props[std::size_t(spec.index)].kind;
+  if (kind != PropKind::Maximize)
+    throw UsageError(
+        fmt::format("property '{}': a bound <=K applies only to maximize properties "
+                    "({} is of kind {})",
+                    text, name, to_string(kind)));
+  int v = 0;
+  const auto [ptr, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
+  if (k.empty() || k[0] < '0' || k[0] > '9' || ec != std::errc() || ptr != k.data() + k.size())
+    throw UsageError(
+        fmt::format("property '{}': the bound '{}' after <= is not an integer in "
+                    "0..2147483647",
+                    text, k));
+  spec.bound = v;
+  return spec;
+}
+
+std::string prop_spec_string(const ModelInfo& info, const PropSpec& spec) {
+  const std::string& name = info.props.at(std::size_t(spec.index)).name;
+  return spec.bound ? fmt::format("{}<={}", name, *spec.bound) : name;
+}
+
+std::string to_string(PropKind k) {
+  switch (k) {
+    case PropKind::Invariant:
+      return "invariant";
+    case PropKind::Deadlock:
+      return "deadlock";
+    case PropKind::Progress:
+      return "progress";
+    case PropKind::Maximize:
+      return "maximize";
+    case PropKind::Starvation:
+      return "starvation";
+  }
+  return "?";
+}
+
 }  // namespace blkmc

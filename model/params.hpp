@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,5 +28,18 @@ std::string params_string(const Params& p);  // "k=v,k=v"
 
 int find_prop(const ModelInfo& info, const std::string& name);
 int find_variant_index(const ModelInfo& info, const std::string& name);
+
+// A selected property: its index and, for a maximize property written
+// NAME<=K, the bound K (violated by a reachable state whose measure > K).
+struct PropSpec {
+  int index = 0;
+  std::optional<int> bound;
+  friend bool operator==(const PropSpec&, const PropSpec&) = default;
+};
+// Parses "NAME" or "NAME<=K" (K a decimal integer 0..INT_MAX, no sign or
+// spaces; only for maximize properties). Throws a one-line UsageError.
+PropSpec parse_prop_spec(const ModelInfo& info, const std::string& text);
+std::string prop_spec_string(const ModelInfo& info, const PropSpec& spec);  // inverse
+std::string to_string(PropKind k);  // "invariant", "deadlock", ...
 
 }  // namespace blkmc

@@ -16,9 +16,12 @@ namespace blkmc {
 
 struct CheckOutcome {
   struct Prop {
-    std::string name;
-    Verdict verdict;
+    std::string name;  // NAME, or NAME<=K for a bounded maximize property
+    Verdict verdict = Verdict::Holds;
     std::optional<Trace> trace;
+    // Maximize properties only (see PropOutcome in explorer/search.hpp).
+    std::optional<int> bound, value;
+    bool value_exact = false;
   };
   std::string model, variant;
   Params params;
@@ -32,7 +35,8 @@ class ModelHandle {
  public:
   virtual ~ModelHandle() = default;
   virtual const ModelInfo& info() const = 0;
-  // props: property names; empty checks all. Throws UsageError on bad names.
+  // props: property names (NAME<=K for a bounded maximize property); empty
+  // checks all. Throws UsageError on bad names.
   virtual CheckOutcome check(const std::string& variant, const Params& params,
                              const std::vector<std::string>& props,
                              const SearchOptions& opt) const = 0;

@@ -114,5 +114,31 @@ sed 's/"variant": "v4.11"/"variant": "refcount"/' "$SRC/counterexamples/tags/tag
 expect 4 "trace of another variant" -- "$B" replay "$T/other.json"; one_line_error "trace of another variant"
 expect 2 "bad suite line" -- bash -c "echo 'check tags' | '$B' suite -"
 
+# NAME<=K bounds only maximize properties (no registered model has one yet;
+# tests/sched_props_test.cpp covers them on toy models): one-line errors.
+expect 2 "bound on an invariant" -- "$B" check tags -v refcount --prop 'fn-sees-owner<=3'; one_line_error "bound on an invariant"
+contains "$T/err" "only to maximize properties" "bound on an invariant says why"
+expect 2 "bound on an unknown property" -- "$B" check tags -v refcount --prop 'nope<=3'; one_line_error "bound on an unknown property"
+expect 2 "bound without a name" -- "$B" check tags -v refcount --prop '<=3'; one_line_error "bound without a name"
+expect 2 "bound in compare" -- "$B" compare tags --before v4.11 --after refcount --prop 'deadlock<=1'; one_line_error "bound in compare"
+sed 's/"property": "no-null-deref"/"property": "no-null-deref<=1"/' "$SRC/counterexamples/tags/tags-v4.11-no-null-deref.json" >"$T/bound.json"
+expect 2 "bound in a trace" -- "$B" replay "$T/bound.json"; one_line_error "bound in a trace"
+expect 2 "bound in --from-trace" -- "$B" check --from-trace "$T/bound.json" -q; one_line_error "bound in --from-trace"
+python3 - "$SRC/counterexamples/tags/tags-v4.11-no-null-deref.json" "$T/value.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j["value"] = 3; json.dump(j, open(sys.argv[2], "w"))
+PY
+expect 2 "value in an invariant trace" -- "$B" replay "$T/value.json"; one_line_error "value in an invariant trace"
+expect 2 "integer EXPECTED on an invariant" -- bash -c "echo 'check tags refcount - fn-sees-owner 3' | '$B' suite -"; one_line_error "integer EXPECTED on an invariant"
+contains "$T/err" "suite:1: an integer EXPECTED needs a maximize property" "integer EXPECTED says why"
+expect 2 "unknown EXPECTED" -- bash -c "echo 'check tags refcount - fn-sees-owner holdz' | '$B' suite -"; one_line_error "unknown EXPECTED"
+expect 0 "list --json kinds" -- "$B" list --json
+python3 - "$T/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: list --json kinds"; }
+import json, sys
+kinds = {p["kind"] for m in json.load(open(sys.argv[1])) for p in m["properties"]}
+assert kinds <= {"invariant", "deadlock", "progress", "maximize", "starvation"}, kinds
+assert {"invariant", "deadlock"} <= kinds, kinds
+PY
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

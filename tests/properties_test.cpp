@@ -130,23 +130,30 @@ SearchOptions quiet(bool bfs) {
 }
 
 // A random finite transition system over abstract states 0..n-1 (state byte
-// 0), with random successor lists, a random 'finished' subset and a random
-// 'bad' subset for an invariant.
+// 0), with random successor lists (each edge taken by one of three actors), a
+// random 'finished' subset, a random 'bad' subset for an invariant, a random
+// measure and a random 'pending' subset.
 struct RandomGraph {
   using State = ByteState<1>;
+  static constexpr int kActors = 3;
   std::vector<std::vector<int>> succ;
-  std::vector<bool> fin, bad;
+  std::vector<std::vector<int>> actor;  // parallel to succ
+  std::vector<bool> fin, bad, pend;
+  std::vector<int> meas;
   int init = 0;
 
   static const ModelInfo& static_info() {
-    static const ModelInfo info{"random-graph",
-                                "a random transition system",
-                                {},
-                                {{"only", "-", "-", "-"}},
-                                {{"not-bad", PropKind::Invariant, "no bad state"},
-                                 {"deadlock", PropKind::Deadlock, "no deadlock"},
-                                 {"progress", PropKind::Progress, "a finished node stays reachable"}},
-                                {"go"}};
+    static const ModelInfo info{
+        "random-graph",
+        "a random transition system",
+        {},
+        {{"only", "-", "-", "-"}},
+        {{"not-bad", PropKind::Invariant, "no bad state"},
+         {"deadlock", PropKind::Deadlock, "no deadlock"},
+         {"progress", PropKind::Progress, "a finished node stays reachable"},
+         {"max-measure", PropKind::Maximize, "the node's measure"},
+         {"starvation", PropKind::Starvation, "no fair pending cycle"}},
+        {"go"}};
     return info;
   }
   const ModelInfo& info() const { return static_info(); }
@@ -162,22 +169,25 @@ struct RandomGraph {
     for (std::size_t k = 0; k < out.size(); ++k) {
       State n{};
       n.b[0] = std::uint8_t(out[k]);
-      emit(Step{0, 0, std::uint8_t(k)}, n);
+      emit(Step{std::uint8_t(actor[s.b[0]][k]), 0, std::uint8_t(k)}, n);
     }
   }
   bool apply(const State& s, const Step& st, State& next) const {
     const auto& out = succ[s.b[0]];
-    if (st.actor != 0 || st.action != 0 || std::size_t(st.arg) >= out.size()) return false;
+    if (st.action != 0 || std::size_t(st.arg) >= out.size() || st.actor != actor[s.b[0]][st.arg])
+      return false;
     next = State{};
     next.b[0] = std::uint8_t(out[st.arg]);
     return true;
   }
   bool finished(const State& s) const { return fin[s.b[0]]; }
   bool violates(int prop, const State& s) const { return prop == 0 && bad[s.b[0]]; }
+  int measure(int, const State& s) const { return meas[s.b[0]]; }
+  bool pending(int, const State& s) const { return pend[s.b[0]]; }
   std::string describe(const State&, const Step& st) const {
     return fmt::format("edge {}", int(st.arg));
   }
-  std::string actor_name(int) const { return "walker"; }
+  std::string actor_name(int a) const { return fmt::format("walker {}", a); }
   Footprint footprint(const State&, const Step&) const {
     Footprint f;
     f.reads.set(0);
@@ -192,16 +202,96 @@ RandomGraph gen_graph() {
   RandomGraph g;
   const int n = pick(1, 41);
   g.succ.resize(std::size_t(n));
-  for (auto& out : g.succ) {
+  g.actor.resize(std::size_t(n));
+  for (std::size_t u = 0; u < g.succ.size(); ++u) {
     const int deg = pick(0, 5);
-    for (int k = 0; k < deg; ++k) out.push_back(pick(0, n));
+    for (int k = 0; k < deg; ++k) {
+      g.succ[u].push_back(pick(0, n));
+      g.actor[u].push_back(pick(0, RandomGraph::kActors));
+    }
   }
+  // Mostly pending nodes, so that pending cycles (fair or not) are common.
   for (int i = 0; i < n; ++i) {
     g.fin.push_back(pick(0, 4) == 0);
     g.bad.push_back(pick(0, 8) == 0);
+    g.pend.push_back(pick(0, 4) != 0);
+    g.meas.push_back(pick(0, 10));
   }
   g.init = pick(0, n);
   return g;
+}
+
+// The explorer's state ids under BFS: nodes in order of discovery, each
+// node's successors in list order (the store's insertion order).
+struct BfsOrder {
+  std::vector<int> order;  // id -> node
+  std::vector<int> dist;   // node -> depth, -1 when unreachable
+};
+BfsOrder bfs_order(const RandomGraph& g) {
+  BfsOrder b;
+  b.dist.assign(g.succ.size(), -1);
+  b.dist[std::size_t(g.init)] = 0;
+  b.order.push_back(g.init);
+  for (std::size_t head = 0; head < b.order.size(); ++head) {
+    const int u = b.order[head];
+    for (int v : g.succ[std::size_t(u)])
+      if (b.dist[std::size_t(v)] < 0) {
+        b.dist[std::size_t(v)] = b.dist[std::size_t(u)] + 1;
+        b.order.push_back(v);
+      }
+  }
+  return b;
+}
+
+// Brute-force starvation: the reachable pending nodes, their transitive
+// closure (paths of >= 1 edge among pending nodes), components as mutual
+// reachability, and the fairness condition per component. Returns the
+// entries (lowest BFS id) of the fair components, in BFS id order.
+std::vector<int> brute_fair_entries(const RandomGraph& g, const BfsOrder& b) {
+  const std::size_t n = g.succ.size();
+  auto in = [&](int v) { return b.dist[std::size_t(v)] >= 0 && g.pend[std::size_t(v)]; };
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+  for (std::size_t u = 0; u < n; ++u)
+    if (in(int(u)))
+      for (int v : g.succ[u])
+        if (in(v)) reach[u][std::size_t(v)] = true;
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      if (reach[i][k])
+        for (std::size_t j = 0; j < n; ++j)
+          if (reach[k][j]) reach[i][j] = true;
+  auto enabled = [&](int u) {
+    std::vector<bool> en(RandomGraph::kActors, false);
+    for (int a : g.actor[std::size_t(u)]) en[std::size_t(a)] = true;
+    return en;
+  };
+  std::vector<int> entries;
+  for (int u : b.order) {  // BFS id order: the first member found is the entry
+    if (!in(u) || !reach[std::size_t(u)][std::size_t(u)]) continue;  // trivial
+    bool first = true;
+    std::vector<int> comp;
+    for (int v : b.order)
+      if (in(v) && (v == u || (reach[std::size_t(u)][std::size_t(v)] &&
+                               reach[std::size_t(v)][std::size_t(u)]))) {
+        if (comp.empty() && v != u) first = false;
+        comp.push_back(v);
+      }
+    if (!first) continue;  // u is not the component's entry
+    std::vector<bool> all(RandomGraph::kActors, true), moved(RandomGraph::kActors, false);
+    for (int v : comp) {
+      const auto en = enabled(v);
+      for (int a = 0; a < RandomGraph::kActors; ++a)
+        all[std::size_t(a)] = all[std::size_t(a)] && en[std::size_t(a)];
+      for (std::size_t k = 0; k < g.succ[std::size_t(v)].size(); ++k)
+        if (std::find(comp.begin(), comp.end(), g.succ[std::size_t(v)][k]) != comp.end())
+          moved[std::size_t(g.actor[std::size_t(v)][k])] = true;
+    }
+    bool fair = true;
+    for (int a = 0; a < RandomGraph::kActors; ++a)
+      fair = fair && (!all[std::size_t(a)] || moved[std::size_t(a)]);
+    if (fair) entries.push_back(u);
+  }
+  return entries;
 }
 
 template <class R>
@@ -471,5 +561,136 @@ TEST_CASE("properties: TagsModel state counts match brute-force reachability") {
     RC_ASSERT(r.stop == StopReason::Complete);
     RC_ASSERT(r.stats.states == expect);
     RC_ASSERT(r.props[0].verdict == Verdict::Holds);
+  }));
+}
+
+TEST_CASE("properties: maximize values and shortest traces match brute force on random graphs") {
+  CHECK(rc::check("max-measure == max over reachable nodes; NAME<=K == first node above K", [] {
+    const RandomGraph g = gen_graph();
+    const BfsOrder b = bfs_order(g);
+    int max = -1, first_max = -1;
+    for (int u : b.order)
+      if (g.meas[std::size_t(u)] > max) {
+        max = g.meas[std::size_t(u)];
+        first_max = u;
+      }
+    const int k = pick(0, 11);
+    int first_above = -1;
+    for (int u : b.order)
+      if (first_above < 0 && g.meas[std::size_t(u)] > k) first_above = u;
+    auto valid_path = [&](const Counterexample<RandomGraph::State>& cx) {
+      RC_ASSERT(cx.states.size() == cx.steps.size() + 1);
+      RC_ASSERT(int(cx.states[0].b[0]) == g.init);
+      for (std::size_t i = 0; i < cx.steps.size(); ++i) {
+        RandomGraph::State nx{};
+        RC_ASSERT(g.apply(cx.states[i], cx.steps[i], nx));
+        RC_ASSERT(nx.b[0] == cx.states[i + 1].b[0]);
+      }
+    };
+    for (bool bfs : {true, false}) {
+      SearchOptions o = quiet(bfs);
+      o.props = {3, 3};
+      o.bounds = {std::nullopt, k};
+      const auto r = explore(g, o);
+      RC_ASSERT(r.stop == StopReason::Complete);
+      const auto& u = r.props[0];
+      RC_ASSERT(u.verdict == Verdict::Holds);
+      RC_ASSERT(u.value == std::optional<int>(max));
+      RC_ASSERT(u.value_exact);
+      RC_ASSERT(u.trace.has_value());
+      valid_path(*u.trace);
+      const int end = u.trace->states.back().b[0];
+      RC_ASSERT(g.meas[std::size_t(end)] == max);
+      if (bfs) {
+        RC_ASSERT(end == first_max);
+        RC_ASSERT(int(u.trace->steps.size()) == b.dist[std::size_t(first_max)]);
+      }
+      const Trace t =
+          make_trace(g, "only", {}, "max-measure", bfs ? "bfs" : "dfs", *u.trace, u.value);
+      const Trace t2 = trace_from_json(nlohmann::json::parse(trace_to_json(t).dump()));
+      RC_ASSERT(t2.value == std::optional<int>(max));
+      RC_ASSERT(replay_in(g, 3, t2).reproduced);
+
+      const auto& bd = r.props[1];
+      RC_ASSERT(bd.bound == std::optional<int>(k));
+      RC_ASSERT((bd.verdict == Verdict::Violated) == (first_above >= 0));
+      if (first_above < 0) {
+        RC_ASSERT(bd.verdict == Verdict::Holds);
+        RC_ASSERT(bd.value == std::optional<int>(max));
+        RC_ASSERT(!bd.trace.has_value());
+        continue;
+      }
+      valid_path(*bd.trace);
+      const int last = bd.trace->states.back().b[0];
+      RC_ASSERT(g.meas[std::size_t(last)] > k);
+      RC_ASSERT(bd.value == std::optional<int>(g.meas[std::size_t(last)]));
+      if (bfs) {
+        RC_ASSERT(last == first_above);
+        RC_ASSERT(int(bd.trace->steps.size()) == b.dist[std::size_t(first_above)]);
+      }
+      const Trace tb =
+          make_trace(g, "only", {}, fmt::format("max-measure<={}", k), "bfs", *bd.trace);
+      RC_ASSERT(replay_in(g, 3, trace_from_json(nlohmann::json::parse(trace_to_json(tb).dump())))
+                    .reproduced);
+      // The same path under the bound max does not reproduce.
+      const Trace tm =
+          make_trace(g, "only", {}, fmt::format("max-measure<={}", max), "bfs", *bd.trace);
+      RC_ASSERT(!replay_in(g, 3, tm).reproduced);
+    }
+  }));
+}
+
+TEST_CASE("properties: starvation verdicts and fair lassos match brute force on random graphs") {
+  CHECK(rc::check("starvation == some reachable pending component is weakly fair", [] {
+    const RandomGraph g = gen_graph();
+    const BfsOrder b = bfs_order(g);
+    const std::vector<int> entries = brute_fair_entries(g, b);
+    RC_TAG(entries.empty() ? "holds" : "violated");
+    for (bool bfs : {true, false}) {
+      SearchOptions o = quiet(bfs);
+      o.props = {4};
+      const auto r = explore(g, o);
+      RC_ASSERT(r.stop == StopReason::Complete);
+      const auto& po = r.props[0];
+      RC_ASSERT((po.verdict == Verdict::Violated) == !entries.empty());
+      if (entries.empty()) {
+        RC_ASSERT(po.verdict == Verdict::Holds);
+        continue;
+      }
+      const auto& cx = *po.trace;
+      RC_ASSERT(cx.states.size() == cx.steps.size() + 1);
+      RC_ASSERT(int(cx.states[0].b[0]) == g.init);
+      for (std::size_t i = 0; i < cx.steps.size(); ++i) {
+        RandomGraph::State nx{};
+        RC_ASSERT(g.apply(cx.states[i], cx.steps[i], nx));
+        RC_ASSERT(nx.b[0] == cx.states[i + 1].b[0]);
+      }
+      RC_ASSERT(cx.loop_start.has_value() && cx.stuck_at.has_value());
+      const std::size_t k = *cx.loop_start, j = *cx.stuck_at, n = cx.steps.size();
+      RC_ASSERT(j <= k);
+      RC_ASSERT(k < n);
+      RC_ASSERT(cx.states[k].b[0] == cx.states[n].b[0]);
+      for (std::size_t i = j; i <= n; ++i) RC_ASSERT(g.pend[cx.states[i].b[0]]);
+      RC_ASSERT(j == 0 || !g.pend[cx.states[j - 1].b[0]]);
+      // Weak fairness along the loop.
+      for (int a = 0; a < RandomGraph::kActors; ++a) {
+        bool always = true, steps = false;
+        for (std::size_t i = k; i < n; ++i) {
+          const auto& acts = g.actor[cx.states[i].b[0]];
+          always = always && std::find(acts.begin(), acts.end(), a) != acts.end();
+          steps = steps || cx.steps[i].actor == a;
+        }
+        RC_ASSERT(!always || steps);
+      }
+      if (bfs) {
+        RC_ASSERT(int(cx.states[k].b[0]) == entries.front());
+        RC_ASSERT(int(k) == b.dist[std::size_t(entries.front())]);
+      }
+      const Trace t = make_trace(g, "only", {}, "starvation", bfs ? "bfs" : "dfs", cx);
+      const Trace t2 = trace_from_json(nlohmann::json::parse(trace_to_json(t).dump()));
+      RC_ASSERT(t2.loop == std::optional<int>(int(k)));
+      RC_ASSERT(t2.stuck == std::optional<int>(int(j)));
+      RC_ASSERT(replay_in(g, 4, t2).reproduced);
+    }
   }));
 }

@@ -1,0 +1,88 @@
+#include "cli/compare.hpp"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "explorer/report.hpp"
+
+namespace blkmc {
+
+std::string prop_file_name(std::string prop) {
+  if (const auto le = prop.find("<="); le != std::string::npos) prop.replace(le, 2, "-le");
+  return prop;
+}
+
+int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
+                     bool as_json) {
+  int changed = 0, regressions = 0, values_changed = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  if (!as_json)
+    std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
+                             params_string(a.params), a.variant, b.variant, "property", a.variant,
+                             b.variant);
+  // A maximize property without a bound shows its maximum ("max>=" when the
+  // search was incomplete) instead of a verdict.
+  auto cell = [](const CheckOutcome::Prop& p) {
+    if (p.value && !p.bound) return fmt::format("max{}{}", p.value_exact ? "=" : ">=", *p.value);
+    return to_string(p.verdict);
+  };
+  for (std::size_t i = 0; i < a.props.size(); ++i) {
+    const auto &pa = a.props[i], &pb = b.props[i];
+    const bool diff = pa.verdict != pb.verdict;
+    const bool maximize = pa.value && !pa.bound;
+    const bool value_diff = maximize && (pa.value != pb.value || pa.value_exact != pb.value_exact);
+    values_changed += value_diff;
+    changed += diff;
+    regressions += diff && pb.verdict == Verdict::Violated;
+    std::string note;
+    // The counterexample of the side that is violated shows what changed; for
+    // a maximum that changed, the trace to the new maximum.
+    const bool after_side = pb.verdict == Verdict::Violated || (!diff && value_diff);
+    const auto& side = after_side ? pb : pa;
+    const auto& cx = side.trace;
+    if ((diff || value_diff) && cx && !trace_out.empty()) {
+      const std::string path = fmt::format(
+          "{}-{}-{}.json", trace_out, after_side ? b.variant : a.variant, prop_file_name(pa.name));
+      write_trace_file(*cx, path);
+      note = " trace: " + path;
+    }
+    nlohmann::json row{{"property", pa.name},
+                       {"before", to_string(pa.verdict)},
+                       {"after", to_string(pb.verdict)},
+                       {"changed", diff}};
+    if (maximize) {
+      row["value_before"] = *pa.value;
+      row["value_after"] = *pb.value;
+      row["value_exact_before"] = pa.value_exact;
+      row["value_exact_after"] = pb.value_exact;
+      row["value_changed"] = value_diff;
+    }
+    rows.push_back(row);
+    const std::string mark = diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
+                             : value_diff ? fmt::format("CHANGED ({} -> {})", cell(pa), cell(pb))
+                                          : "";
+    if (!as_json)
+      std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,
+                               note);
+  }
+  if (as_json)
+    std::cout << nlohmann::json{{"model", a.model},
+                                {"params", a.params},
+                                {"before", a.variant},
+                                {"after", b.variant},
+                                {"properties", rows},
+                                {"changed", changed},
+                                {"values_changed", values_changed},
+                                {"regressions", regressions}}
+                     .dump(2)
+              << '\n';
+  else
+    std::cout << fmt::format(
+        "  {} verdict(s) changed{} ({} states before, {} after)\n", changed,
+        values_changed ? fmt::format(", {} maximum(s) changed", values_changed) : std::string(),
+        a.stats.states, b.stats.states);
+  return regressions ? 1 : 0;
+}
+
+}  // namespace blkmc
