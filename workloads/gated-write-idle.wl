@@ -4,6 +4,9 @@
 # finds the write younger than prio_aging_expire and returns NULL; the normal
 # pass then finds nothing at/after latest_pos[WRITE] (the park left it past
 # the write) and decides READ again. writes_starved no longer bounds the wait.
+# Predicted by the model (max-wait 48) and seen on 6.18.44 (loop device, gate,
+# depth 4, one ioprio-idle read): the write was issued 49th, after all 48
+# reads, for 16x2 (3 runs), 4x2 and 1x0, and 33rd, 9th, 1st without the read.
 device depth=4 slot=1 spindles=1
 proc blocker dir=W sync=0 reqs=200,201,202,203,204
 gate
