@@ -475,9 +475,12 @@ Footprint SchedModel<Sched>::footprint(const State&, const Step& st) const {
 
 template <class Sched>
 std::string SchedModel<Sched>::rq_list(const State& s, St st) const {
+  // In list order; the scheduler's fifo lists one after another (RT, BE,
+  // IDLE; reads, writes).
   std::vector<std::pair<int, int>> v;
   for (int r = 0; r < rq_.size(); ++r)
-    if (rq_.status(s, r) == st) v.push_back({rq_.seq(s, r), r});
+    if (rq_.status(s, r) == st)
+      v.push_back({(rq_.prio(r) * 2 + rq_.dir(r)) * 256 + rq_.seq(s, r), r});
   std::sort(v.begin(), v.end());
   std::string out;
   for (const auto& [q, r] : v) {
