@@ -322,7 +322,8 @@ TEST_CASE("trace: checked-in counterexamples replay and reproduce") {
       const auto& props = find_model(t.model).info().props;
       const auto spec = t.property.substr(0, t.property.find("<="));
       bool maximize = false;
-      for (const auto& p : props) maximize = maximize || (p.name == spec && p.kind == PropKind::Maximize);
+      for (const auto& p : props)
+        maximize = maximize || (p.name == spec && p.kind == PropKind::Maximize);
       CHECK(r.story.size() == 2 * t.steps.size() + (t.stuck ? 2 : 0) + (maximize ? 1 : 0));
       // And they survive a round trip through the JSON form.
       CHECK(find_model(t.model).replay(trace_from_json(trace_to_json(t))).reproduced);
