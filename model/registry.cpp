@@ -7,6 +7,7 @@
 #include "model/inflight.hpp"
 #include "model/integrity.hpp"
 #include "model/sbitmap.hpp"
+#include "model/sched/sched_model.hpp"
 #include "model/tags.hpp"
 #include "model/workqueue.hpp"
 
@@ -18,8 +19,10 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<IntegrityModel> integrity;
   static const ModelAdapter<WorkqueueModel> workqueue;
   static const ModelAdapter<SbitmapModel> sbitmap;
-  static const std::vector<const ModelHandle*> models{&tags, &inflight, &integrity, &workqueue,
-                                                      &sbitmap};
+  static const ModelAdapter<sched::DeadlineModel> deadline;
+  static const ModelAdapter<sched::NoneModel> none;
+  static const std::vector<const ModelHandle*> models{&tags,    &inflight, &integrity, &workqueue,
+                                                      &sbitmap, &deadline, &none};
   return models;
 }
 

@@ -1,0 +1,546 @@
+#include "model/sched/sched_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace blkmc::sched {
+
+namespace {
+
+std::string workload_help() {
+  std::string h = "shipped workload:";
+  const auto& all = shipped_workloads();
+  for (std::size_t i = 0; i < all.size(); ++i) h += fmt::format(" {}={}", i, all[i].name);
+  return h;
+}
+
+}  // namespace
+
+template <class Sched>
+const ModelInfo& SchedModel<Sched>::static_info() {
+  static const ModelInfo info = [] {
+    ModelInfo m;
+    m.name = Sched::name();
+    m.summary = Sched::summary();
+    m.params = {
+        {"workload", 0, 0, static_cast<int>(shipped_workloads().size()) - 1, workload_help()},
+        {"clock", 0, 0, 1, "1: discrete time (ticks) with expiry, aging, service and think times"},
+        {"wait_cap", 255, 1, 255, "saturation of the tracked request's wait counters"},
+    };
+    for (const auto& p : Sched::params()) m.params.push_back(p);
+    m.variants = Sched::variants();
+    m.props = sched_props();
+    m.actions = {"submit", "dispatch", "issue", "complete", "requeue", "tick"};
+    return m;
+  }();
+  return info;
+}
+
+template <class Sched>
+SchedModel<Sched>::SchedModel(int variant, const Params& p)
+    : SchedModel(variant, p, shipped_workload(p.at("workload"))) {}
+
+template <class Sched>
+SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
+    : variant_(variant),
+      wl_(wl),
+      rq_(wl_, 0),
+      clock_(p.at("clock") != 0),
+      wait_cap_(p.at("wait_cap")),
+      nproc_(static_cast<int>(wl_.procs.size())),
+      off_proc_(rq_.bytes()),
+      off_dev_(off_proc_ + 2 * wl_.procs.size()),
+      off_ghost_(off_dev_ + 2),
+      off_sched_(off_ghost_ + 4),
+      nbytes_(0),
+      sched_(variant, p, rq_, off_sched_) {
+  nbytes_ = off_sched_ + sched_.bytes();
+  if (nbytes_ > State::capacity) throw UsageError("sched: the workload does not fit the state");
+}
+
+template <class Sched>
+typename SchedModel<Sched>::State SchedModel<Sched>::initial() const {
+  State s{};
+  sched_.init(s);
+  requeues_left(s) = static_cast<std::uint8_t>(wl_.dev.requeue);
+  if (clock_)
+    for (int p = 0; p < nproc_; ++p)
+      think(s, p) = static_cast<std::uint8_t>(wl_.procs[std::size_t(p)].delay);
+  return s;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::same(const State& a, const State& b) const {
+  return std::memcmp(a.b.data(), b.b.data(), nbytes_) == 0;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::proc_done(const State& s, int p) const {
+  const WlProc& pr = wl_.procs[std::size_t(p)];
+  return !pr.cyclic && pc(s, p) >= pr.count;
+}
+
+template <class Sched>
+int SchedModel<Sched>::gate_phase(const State& s) const {
+  if (!wl_.gate) return 2;
+  for (int p = 0; p < nproc_; ++p) {
+    const WlProc& pr = wl_.procs[std::size_t(p)];
+    if (!pr.pre_gate) continue;
+    if (!proc_done(s, p)) return 0;
+    for (int r = pr.first; r < pr.first + pr.count; ++r)
+      if (rq_.queued(s, r)) return 0;
+  }
+  for (int p = 0; p < nproc_; ++p)
+    if (!wl_.procs[std::size_t(p)].pre_gate && !proc_done(s, p)) return 1;
+  return 2;
+}
+
+template <class Sched>
+int SchedModel<Sched>::in_driver(const State& s) const {
+  int n = 0;
+  for (int r = 0; r < rq_.size(); ++r) n += rq_.status(s, r) == St::Driver;
+  return n;
+}
+
+template <class Sched>
+int SchedModel<Sched>::hctx_head(const State& s) const {
+  int best = -1;
+  for (int r = 0; r < rq_.size(); ++r)
+    if (rq_.status(s, r) == St::Hctx && (best < 0 || rq_.seq(s, r) < rq_.seq(s, best))) best = r;
+  return best;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::in_service(const State& s, int r) const {
+  if (rq_.status(s, r) != St::Driver) return false;
+  int before = 0;
+  for (int q = 0; q < rq_.size(); ++q)
+    before += rq_.status(s, q) == St::Driver && rq_.seq(s, q) < rq_.seq(s, r);
+  return before < wl_.dev.spindles;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::can_submit(const State& s, int p) const {
+  return can_submit(s, p, gate_phase(s));
+}
+
+template <class Sched>
+bool SchedModel<Sched>::can_submit(const State& s, int p, int phase) const {
+  const WlProc& pr = wl_.procs[std::size_t(p)];
+  if (proc_done(s, p) || think(s, p) > 0) return false;
+  if (wl_.gate && (pr.pre_gate ? phase != 0 : phase != 1)) return false;
+  if (rq_.status(s, next_request_of(s, p)) != St::Idle) return false;  // previous life not over
+  if (pr.sync)
+    for (int r = pr.first; r < pr.first + pr.count; ++r) {
+      const St st = rq_.status(s, r);
+      if (st != St::Idle && st != St::Done) return false;
+    }
+  return true;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::tracked_expired(const State& s) const {
+  const int t = wl_.track;
+  return t >= 0 && rq_.status(s, t) == St::Sched && rq_.age(s, t) >= sched_.expire(rq_.dir(t));
+}
+
+// Ranks the requests by the order they entered their place (a new arrival
+// has seq 255), within each list whose order matters: hctx->dispatch, the
+// driver, the scheduler's dispatch list(s), and its fifo lists (one per
+// priority and direction when Sched::kFifoPerClass, else one).
+template <class Sched>
+void SchedModel<Sched>::renumber(State& s) const {
+  std::array<std::pair<int, int>, kMaxRqs> live{};
+  int n = 0;
+  for (int r = 0; r < rq_.size(); ++r) {
+    const St st = rq_.status(s, r);
+    if (st == St::Idle || st == St::Done) {
+      rq_.seq(s, r) = 0;
+      rq_.age(s, r) = 0;
+      continue;
+    }
+    int group = static_cast<int>(st) * 8;
+    if (st == St::Sched && Sched::kFifoPerClass) group += 1 + rq_.prio(r) * 2 + rq_.dir(r);
+    live[std::size_t(n++)] = {group * 256 + rq_.seq(s, r), r};
+  }
+  std::sort(live.begin(), live.begin() + n);
+  int rank = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && live[std::size_t(i)].first / 256 != live[std::size_t(i - 1)].first / 256) rank = 0;
+    rq_.seq(s, live[std::size_t(i)].second) = static_cast<std::uint8_t>(rank++);
+  }
+}
+
+// --- steps ---
+
+// blk_mq_submit_bio: a request for the next entry of process p, into the
+// scheduler (.insert_requests) or, for a bypass request, onto hctx->dispatch.
+template <class Sched>
+void SchedModel<Sched>::blk_mq_submit_bio(State& s, int p, Why* why) const {
+  const WlProc& pr = wl_.procs[std::size_t(p)];
+  const int r = next_request_of(s, p);
+  rq_.seq(s, r) = 255;
+  if (pr.bypass) {
+    rq_.set_status(s, r, St::Hctx);
+    rq_.age(s, r) = 0;
+    if (why)
+      *why += fmt::format("blk_mq_request_bypass_insert: {} onto hctx->dispatch", rq_.name(r));
+  } else {
+    sched_.insert(s, r, pr.head, false, why);
+  }
+  pc(s, p) = static_cast<std::uint8_t>(pr.cyclic ? (pc(s, p) + 1) % pr.count : pc(s, p) + 1);
+  if (clock_ && !pr.sync) think(s, p) = static_cast<std::uint8_t>(pr.think);
+  if (r == wl_.track) {
+    wait(s) = 0;
+    wait_ticks(s) = 0;
+    expired_wait(s) = 0;
+  }
+  renumber(s);
+}
+
+template <class Sched>
+void SchedModel<Sched>::issue_to_driver(State& s, int r) const {
+  rq_.set_status(s, r, St::Driver);
+  rq_.seq(s, r) = 255;
+  rq_.age(s, r) = 0;
+  if (clock_) {
+    rq_.age(s, r) = static_cast<std::uint8_t>(wl_.dev.service_ticks(rq_.sector(r), head_pos(s)));
+    if (wl_.dev.rotational)
+      head_pos(s) = static_cast<std::uint8_t>(std::min(255, rq_.sector(r) + rq_.info(r).size));
+  }
+}
+
+// One round of blk_mq_do_dispatch_sched: ask the scheduler for a request;
+// issue it when a driver tag is free, else park it on hctx->dispatch.
+template <class Sched>
+int SchedModel<Sched>::blk_mq_do_dispatch_sched(State& s, Why* why) const {
+  const State before = s;
+  const int r = sched_.dispatch(s, why);
+  if (r < 0) return r;
+  if (!rq_.queued(before, r)) ghost_err(s) |= kErrNotQueued;
+  if (wl_.track >= 0 && r != wl_.track && rq_.queued(s, wl_.track)) {
+    wait(s) = static_cast<std::uint8_t>(std::min<int>(wait(s) + 1, wait_cap_));
+    if (tracked_expired(s))
+      expired_wait(s) = static_cast<std::uint8_t>(std::min<int>(expired_wait(s) + 1, wait_cap_));
+  }
+  if (free_tags(s) > 0) {
+    issue_to_driver(s, r);
+  } else {
+    rq_.set_status(s, r, St::Hctx);
+    rq_.seq(s, r) = 255;
+  }
+  renumber(s);
+  return r;
+}
+
+// blk_mq_dispatch_rq_list on hctx->dispatch: its first request gets a tag.
+template <class Sched>
+void SchedModel<Sched>::blk_mq_dispatch_hctx_list(State& s) const {
+  issue_to_driver(s, hctx_head(s));
+  renumber(s);
+}
+
+// The driver completes r: __blk_mq_end_request -> blk_mq_free_request ->
+// the scheduler's .finish_request; the tag is freed.
+template <class Sched>
+void SchedModel<Sched>::blk_mq_complete_request(State& s, int r, Why* why) const {
+  const WlProc& pr = rq_.proc_of(r);
+  sched_.completed(s, r, why);
+  rq_.set_status(s, r, pr.cyclic ? St::Idle : St::Done);
+  rq_.set_flag(s, r, kFlagMask, false);
+  if (clock_ && pr.sync) think(s, rq_.info(r).proc) = static_cast<std::uint8_t>(pr.think);
+  renumber(s);
+}
+
+// blk_mq_requeue_request + blk_mq_requeue_work: the driver gives r back; it
+// is inserted into the scheduler again (tag freed).
+template <class Sched>
+void SchedModel<Sched>::blk_mq_requeue_request(State& s, int r, Why* why) const {
+  requeues_left(s) = static_cast<std::uint8_t>(requeues_left(s) - 1);
+  rq_.seq(s, r) = 255;
+  sched_.insert(s, r, false, true, why);
+  renumber(s);
+}
+
+template <class Sched>
+void SchedModel<Sched>::jiffies_tick(State& s) const {
+  const State before = s;
+  const int cap = sched_.age_cap();
+  for (int r = 0; r < rq_.size(); ++r) {
+    const St st = rq_.status(before, r);
+    if (st == St::Sched || st == St::SchedHead || st == St::Hctx) {
+      rq_.age(s, r) = static_cast<std::uint8_t>(std::min<int>(rq_.age(s, r) + 1, cap));
+    } else if (st == St::Driver && in_service(before, r) && rq_.age(s, r) > 0) {
+      rq_.age(s, r) = static_cast<std::uint8_t>(rq_.age(s, r) - 1);
+    }
+  }
+  for (int p = 0; p < nproc_; ++p)
+    if (think(s, p) > 0) think(s, p) = static_cast<std::uint8_t>(think(s, p) - 1);
+  if (tracked_queued(before))
+    wait_ticks(s) = static_cast<std::uint8_t>(std::min<int>(wait_ticks(s) + 1, wait_cap_));
+  sched_.timer(s);
+}
+
+template <class Sched>
+void SchedModel<Sched>::expand(const State& s, std::vector<std::pair<Step, State>>& out) const {
+  State next;
+  bool urgent = false;
+  const int phase = gate_phase(s);
+  for (int p = 0; p < nproc_; ++p)
+    if (can_submit(s, p, phase)) {
+      next = s;
+      const int r = next_request_of(s, p);
+      blk_mq_submit_bio(next, p, nullptr);
+      out.push_back({Step{std::uint8_t(p), SUBMIT, std::uint8_t(r)}, next});
+      urgent = true;
+    }
+  const std::uint8_t d = static_cast<std::uint8_t>(dispatcher());
+  if (const int h = hctx_head(s); h >= 0) {
+    if (free_tags(s) > 0) {
+      next = s;
+      blk_mq_dispatch_hctx_list(next);
+      out.push_back({Step{d, ISSUE, std::uint8_t(h)}, next});
+      urgent = true;
+    }
+  } else if (sched_.has_work(s) && (free_tags(s) > 0 || wl_.dev.slot)) {
+    next = s;
+    const int r = blk_mq_do_dispatch_sched(next, nullptr);
+    if (r >= 0) {
+      out.push_back({Step{d, DISPATCH, std::uint8_t(r)}, next});
+      urgent = true;
+    } else if (!same(next, s)) {
+      out.push_back({Step{d, DISPATCH, kNull}, next});
+    }
+  }
+  if (phase == 2) {
+    const std::uint8_t dev = static_cast<std::uint8_t>(device());
+    for (int r = 0; r < rq_.size(); ++r) {
+      if (rq_.status(s, r) != St::Driver || rq_.age(s, r) != 0 || !in_service(s, r)) continue;
+      next = s;
+      blk_mq_complete_request(next, r, nullptr);
+      out.push_back({Step{dev, COMPLETE, std::uint8_t(r)}, next});
+      urgent = true;
+      if (requeues_left(s) > 0) {
+        next = s;
+        blk_mq_requeue_request(next, r, nullptr);
+        out.push_back({Step{dev, REQUEUE, std::uint8_t(r)}, next});
+      }
+    }
+  }
+  if (clock_ && !urgent) {
+    next = s;
+    jiffies_tick(next);
+    if (!same(next, s)) out.push_back({Step{std::uint8_t(clock_actor()), TICK, 0}, next});
+  }
+}
+
+template <class Sched>
+bool SchedModel<Sched>::apply(const State& s, const Step& step, State& next) const {
+  return apply_step(*this, s, step, next);
+}
+
+template <class Sched>
+bool SchedModel<Sched>::finished(const State& s) const {
+  if (wl_.any_cyclic()) return false;
+  for (int p = 0; p < nproc_; ++p)
+    if (!proc_done(s, p)) return false;
+  for (int r = 0; r < rq_.size(); ++r)
+    if (rq_.status(s, r) != St::Done) return false;
+  return true;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::violates(int prop, const State& s) const {
+  if (prop == Conservation) return ghost_err(s) != 0 || !sched_.accounting_ok(s);
+  return false;
+}
+
+template <class Sched>
+int SchedModel<Sched>::measure(int prop, const State& s) const {
+  switch (prop) {
+    case MaxWait:
+      return wait(s);
+    case MaxWaitTicks:
+      return wait_ticks(s);
+    case MaxExpiredWait:
+      return expired_wait(s);
+    default:
+      return 0;
+  }
+}
+
+template <class Sched>
+bool SchedModel<Sched>::pending(int prop, const State& s) const {
+  return prop == Starvation && tracked_queued(s);
+}
+
+template <class Sched>
+std::string SchedModel<Sched>::actor_name(int actor) const {
+  if (actor >= 0 && actor < nproc_) return wl_.procs[std::size_t(actor)].name;
+  if (actor == dispatcher()) return "blk-mq";
+  if (actor == device()) return "device";
+  if (actor == clock_actor()) return "clock";
+  return "?";
+}
+
+template <class Sched>
+std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
+  State n = s;
+  Why why;
+  const int r = st.arg;
+  switch (st.action) {
+    case SUBMIT: {
+      blk_mq_submit_bio(n, st.actor, &why);
+      std::string extra;
+      if (r == wl_.track) extra = " [tracked]";
+      return fmt::format("blk_mq_submit_bio: {}{}; {}", rq_.label(r), extra, why);
+    }
+    case DISPATCH: {
+      const int got = blk_mq_do_dispatch_sched(n, &why);
+      if (got < 0)
+        return fmt::format("blk_mq_do_dispatch_sched -> {}: {}; returns NULL", Sched::dispatch_fn(),
+                           why);
+      const bool tag = rq_.status(n, got) == St::Driver;
+      std::string w;
+      if (wl_.track >= 0 && got != wl_.track && rq_.queued(n, wl_.track))
+        w = fmt::format(" [tracked {} has waited {} dispatch(es)]", rq_.name(wl_.track),
+                        int(wait(n)));
+      return fmt::format(
+          "blk_mq_do_dispatch_sched -> {}: {} => {} {}{}", Sched::dispatch_fn(), why, rq_.name(got),
+          tag ? "issued to the driver" : "parked on hctx->dispatch (no driver tag free)", w);
+    }
+    case ISSUE:
+      return fmt::format(
+          "blk_mq_dispatch_rq_list: {} from hctx->dispatch to the driver (a tag is free)",
+          rq_.name(r));
+    case COMPLETE:
+      blk_mq_complete_request(n, r, &why);
+      return fmt::format("blk_mq_complete_request: {} completes; {}", rq_.name(r), why);
+    case REQUEUE:
+      blk_mq_requeue_request(n, r, &why);
+      return fmt::format(
+          "blk_mq_requeue_request: the driver gives {} back; blk_mq_requeue_work -> {}",
+          rq_.name(r), why);
+    case TICK: {
+      std::string what;
+      for (int q = 0; q < rq_.size(); ++q)
+        if (rq_.status(s, q) == St::Sched && rq_.age(s, q) + 1 == sched_.expire(rq_.dir(q)))
+          what += fmt::format(" {} expires;", rq_.name(q));
+      return fmt::format("jiffies++ (requests age, the device works){}", what);
+    }
+    default:
+      return "?";
+  }
+}
+
+template <class Sched>
+std::vector<std::string> SchedModel<Sched>::variable_names() const {
+  std::vector<std::string> v;
+  for (int r = 0; r < rq_.size(); ++r) v.push_back(fmt::format("rq[{}]", rq_.name(r)));
+  for (int p = 0; p < nproc_; ++p)
+    v.push_back(fmt::format("proc[{}]", wl_.procs[std::size_t(p)].name));
+  v.push_back("device");
+  v.push_back("ghost");
+  for (const auto& x : sched_.variable_names()) v.push_back(x);
+  return v;
+}
+
+// Conservative: every step may renumber every request's place in its list,
+// and reads the gate (all processes) and the scheduler.
+template <class Sched>
+Footprint SchedModel<Sched>::footprint(const State&, const Step& st) const {
+  Footprint f;
+  const std::size_t nvars = variable_names().size();
+  for (std::size_t i = 0; i < nvars; ++i) f.reads.set(i);
+  const int nrq = rq_.size();
+  for (int r = 0; r < nrq; ++r) f.writes.set(std::size_t(r));
+  const std::size_t dev = std::size_t(nrq + nproc_), ghost = dev + 1, sched0 = dev + 2;
+  for (std::size_t i = sched0; i < nvars; ++i) f.writes.set(i);
+  f.writes.set(ghost);
+  if (st.actor < nproc_) {
+    f.writes.set(std::size_t(nrq + st.actor));
+  } else if (st.actor == device()) {
+    f.writes.set(dev);
+    f.writes.set(std::size_t(nrq + rq_.info(st.arg).proc));
+  } else if (st.actor == dispatcher()) {
+    f.writes.set(dev);
+  } else {
+    for (int p = 0; p < nproc_; ++p) f.writes.set(std::size_t(nrq + p));
+  }
+  return f;
+}
+
+template <class Sched>
+std::string SchedModel<Sched>::rq_list(const State& s, St st) const {
+  // In list order; the scheduler's fifo lists one after another (RT, BE,
+  // IDLE; reads, writes).
+  std::vector<std::pair<int, int>> v;
+  for (int r = 0; r < rq_.size(); ++r)
+    if (rq_.status(s, r) == st)
+      v.push_back({(rq_.prio(r) * 2 + rq_.dir(r)) * 256 + rq_.seq(s, r), r});
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (const auto& [q, r] : v) {
+    if (!out.empty()) out += ' ';
+    out += rq_.name(r);
+    if (st == St::Sched && rq_.age(s, r) >= sched_.expire(rq_.dir(r)))
+      out += "!";  // past its deadline
+    if (rq_.flag(s, r, kNoFifoTime)) out += "(fifo_time unset)";
+  }
+  return out.empty() ? "-" : out;
+}
+
+template <class Sched>
+std::string SchedModel<Sched>::summary(const State& s) const {
+  int done = 0;
+  for (int r = 0; r < rq_.size(); ++r) done += rq_.status(s, r) == St::Done;
+  std::string out = fmt::format("sched[{}]", rq_list(s, St::Sched));
+  if (const std::string h = rq_list(s, St::SchedHead); h != "-") out += fmt::format(" head[{}]", h);
+  out += fmt::format(" hctx[{}] driver[{}] done {}", rq_list(s, St::Hctx), rq_list(s, St::Driver),
+                     done);
+  if (const std::string x = sched_.summary(s); !x.empty()) out += " | " + x;
+  if (wl_.track >= 0)
+    out += fmt::format(" | {} {} waited {}{}{}", rq_.name(wl_.track),
+                       st_name(rq_.status(s, wl_.track)), int(wait(s)),
+                       expired_wait(s) ? fmt::format(" ({} expired)", int(expired_wait(s))) : "",
+                       clock_ ? fmt::format(", {} tick(s)", int(wait_ticks(s))) : "");
+  if (ghost_err(s)) out += " | DISPATCHED A REQUEST IT DID NOT HOLD";
+  if (!sched_.accounting_ok(s)) out += " | BOOKS WRONG";
+  return out;
+}
+
+template <class Sched>
+nlohmann::json SchedModel<Sched>::state_json(const State& s) const {
+  nlohmann::json j;
+  auto& procs = j["procs"] = nlohmann::json::array();
+  for (int p = 0; p < nproc_; ++p) {
+    nlohmann::json o{{"name", wl_.procs[std::size_t(p)].name}, {"pc", pc(s, p)}};
+    if (clock_) o["think"] = think(s, p);
+    procs.push_back(o);
+  }
+  auto& rqs = j["requests"] = nlohmann::json::array();
+  for (int r = 0; r < rq_.size(); ++r) {
+    const St st = rq_.status(s, r);
+    if (st == St::Idle) continue;
+    std::string v = fmt::format("{}:{}", rq_.name(r), st_name(st));
+    if (st != St::Done) v += fmt::format(":{}:{}", int(rq_.seq(s, r)), int(rq_.age(s, r)));
+    if (rq_.flag(s, r, kInserted)) v += ":ins";
+    if (rq_.flag(s, r, kNoFifoTime)) v += ":nofifotime";
+    rqs.push_back(v);
+  }
+  j["device"] = {{"head", head_pos(s)}, {"requeues_left", requeues_left(s)}};
+  j["ghost"] = {{"err", ghost_err(s)},
+                {"wait", wait(s)},
+                {"wait_ticks", wait_ticks(s)},
+                {"expired_wait", expired_wait(s)}};
+  j["sched"] = sched_.json(s);
+  return j;
+}
+
+template class SchedModel<DeadlineScheduler>;
+template class SchedModel<NoneScheduler>;
+
+}  // namespace blkmc::sched

@@ -1,0 +1,279 @@
+#include "model/sched/workload.hpp"
+
+#include <charconv>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "model/params.hpp"
+
+namespace blkmc::sched {
+
+bool Workload::any_cyclic() const {
+  for (const auto& p : procs)
+    if (p.cyclic) return true;
+  return false;
+}
+
+namespace {
+
+struct LineError {
+  std::string what;
+};
+
+int to_int(const std::string& key, const std::string& v, int lo, int hi) {
+  int x = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
+    throw LineError{fmt::format("{}: '{}' is not an integer", key, v)};
+  if (x < lo || x > hi)
+    throw LineError{fmt::format("{}={} is out of range {}..{}", key, x, lo, hi)};
+  return x;
+}
+
+bool to_bool(const std::string& key, const std::string& v) { return to_int(key, v, 0, 1) != 0; }
+
+int to_dir(const std::string& key, const std::string& v) {
+  if (v == "R" || v == "r" || v == "read") return READ;
+  if (v == "W" || v == "w" || v == "write") return WRITE;
+  throw LineError{fmt::format("{}: '{}' is not R or W", key, v)};
+}
+
+// key=value words after the keyword; every key at most once.
+std::map<std::string, std::string> options(const std::vector<std::string>& words,
+                                           std::size_t from) {
+  std::map<std::string, std::string> out;
+  for (std::size_t i = from; i < words.size(); ++i) {
+    const auto eq = words[i].find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw LineError{fmt::format("'{}' is not of the form key=value", words[i])};
+    const std::string k = words[i].substr(0, eq);
+    if (!out.emplace(k, words[i].substr(eq + 1)).second)
+      throw LineError{fmt::format("{} given twice", k)};
+  }
+  return out;
+}
+
+void check_keys(const std::map<std::string, std::string>& o,
+                std::initializer_list<const char*> valid) {
+  for (const auto& [k, v] : o) {
+    bool ok = false;
+    std::string names;
+    for (const char* n : valid) {
+      ok = ok || k == n;
+      names += names.empty() ? n : std::string(", ") + n;
+    }
+    if (!ok) throw LineError{fmt::format("unknown option '{}' (valid: {})", k, names)};
+  }
+}
+
+void parse_device(const std::map<std::string, std::string>& o, DeviceSpec& d) {
+  check_keys(o, {"depth", "slot", "spindles", "rotational", "service", "seek", "requeue"});
+  for (const auto& [k, v] : o) {
+    if (k == "depth")
+      d.depth = to_int(k, v, 1, 16);
+    else if (k == "slot")
+      d.slot = to_bool(k, v);
+    else if (k == "spindles")
+      d.spindles = to_int(k, v, 1, 16);
+    else if (k == "rotational")
+      d.rotational = to_bool(k, v);
+    else if (k == "service")
+      d.service = to_int(k, v, 0, 15);
+    else if (k == "seek")
+      d.seek = to_int(k, v, 0, 15);
+    else
+      d.requeue = to_int(k, v, 0, 15);
+  }
+  if (d.spindles > d.depth) throw LineError{"spindles must not exceed depth"};
+}
+
+void parse_prio(const std::string& v, WlProc& p) {
+  const auto colon = v.find(':');
+  const std::string cls = v.substr(0, colon);
+  if (cls == "rt")
+    p.prio = RT;
+  else if (cls == "be" || cls == "none")
+    p.prio = BE;
+  else if (cls == "idle")
+    p.prio = IDLE;
+  else
+    throw LineError{fmt::format("prio: '{}' is not rt, be, idle or none", cls)};
+  if (colon != std::string::npos) p.level = to_int("prio level", v.substr(colon + 1), 0, 7);
+}
+
+void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) {
+  if (w.size() < 2) throw LineError{"proc needs a name"};
+  WlProc p;
+  p.name = w[1];
+  for (const auto& q : wl.procs)
+    if (q.name == p.name) throw LineError{fmt::format("process '{}' defined twice", p.name)};
+  if (p.name.find(':') != std::string::npos || p.name.find('=') != std::string::npos)
+    throw LineError{fmt::format("process name '{}' may not contain ':' or '='", p.name)};
+  const auto o = options(w, 2);
+  check_keys(o, {"dir", "sync", "prio", "think", "delay", "cyclic", "head", "bypass", "reqs",
+                 "stream", "start", "stride", "size"});
+  if (auto it = o.find("dir"); it != o.end()) p.dir = to_dir("dir", it->second);
+  for (const auto& [k, v] : o) {
+    if (k == "sync")
+      p.sync = to_bool(k, v);
+    else if (k == "prio")
+      parse_prio(v, p);
+    else if (k == "think")
+      p.think = to_int(k, v, 0, 15);
+    else if (k == "delay")
+      p.delay = to_int(k, v, 0, 60);
+    else if (k == "cyclic")
+      p.cyclic = to_bool(k, v);
+    else if (k == "head")
+      p.head = to_bool(k, v);
+    else if (k == "bypass")
+      p.bypass = to_bool(k, v);
+  }
+  if (p.head && p.bypass) throw LineError{"head=1 and bypass=1 exclude each other"};
+  p.pre_gate = pre_gate;
+  p.first = static_cast<int>(wl.rqs.size());
+  const int id = static_cast<int>(wl.procs.size());
+  auto add = [&](int dir, int sector, int size) {
+    if (static_cast<int>(wl.rqs.size()) >= kMaxRqs)
+      throw LineError{fmt::format("more than {} requests in the workload", kMaxRqs)};
+    wl.rqs.push_back({id, p.count++, dir, sector, size});
+  };
+  const bool has_reqs = o.count("reqs"), has_stream = o.count("stream");
+  if (has_reqs == has_stream) throw LineError{"give exactly one of reqs= and stream="};
+  if (has_reqs) {
+    if (o.count("start") || o.count("stride") || o.count("size"))
+      throw LineError{"start=, stride= and size= go with stream="};
+    std::stringstream ss(o.at("reqs"));
+    std::string e;
+    while (std::getline(ss, e, ',')) {
+      if (e.empty()) throw LineError{"empty entry in reqs="};
+      int dir = p.dir;
+      if (e[0] == 'R' || e[0] == 'W') {
+        dir = e[0] == 'R' ? READ : WRITE;
+        e = e.substr(1);
+      }
+      const auto colon = e.find(':');
+      const int sector = to_int("sector", e.substr(0, colon), 0, kMaxSector);
+      const int size = colon == std::string::npos ? 1 : to_int("size", e.substr(colon + 1), 1, 255);
+      add(dir, sector, size);
+    }
+  } else {
+    const int n = to_int("stream", o.at("stream"), 1, kMaxRqs);
+    const int start = o.count("start") ? to_int("start", o.at("start"), 0, kMaxSector) : 0;
+    const int stride = o.count("stride") ? to_int("stride", o.at("stride"), 0, kMaxSector) : 1;
+    const int size = o.count("size") ? to_int("size", o.at("size"), 1, 255) : 1;
+    for (int i = 0; i < n; ++i) {
+      const int sector = start + i * stride;
+      if (sector > kMaxSector)
+        throw LineError{fmt::format("stream reaches sector {} (max {})", sector, kMaxSector)};
+      add(p.dir, sector, size);
+    }
+  }
+  if (p.count == 0) throw LineError{"a process needs at least one request"};
+  wl.procs.push_back(p);
+  if (static_cast<int>(wl.procs.size()) > kMaxProcs)
+    throw LineError{fmt::format("more than {} processes", kMaxProcs)};
+}
+
+}  // namespace
+
+Workload parse_workload(const std::string& text, const std::string& name) {
+  Workload wl;
+  wl.name = name;
+  std::istringstream in(text);
+  std::string line, track;
+  int lineno = 0, track_line = 0;
+  bool summary_open = true, device_seen = false;
+  try {
+    while (std::getline(in, line)) {
+      ++lineno;
+      if (auto h = line.find('#'); h != std::string::npos) {
+        if (summary_open && line.find_first_not_of(" \t") == h) {
+          std::string c = line.substr(h + 1);
+          const auto b = c.find_first_not_of(' ');
+          c = b == std::string::npos ? "" : c.substr(b);
+          if (!c.empty()) {
+            if (!wl.summary.empty()) wl.summary += ' ';
+            wl.summary += c;
+          }
+          continue;
+        }
+        line.resize(h);
+      }
+      std::istringstream ls(line);
+      std::vector<std::string> w;
+      for (std::string x; ls >> x;) w.push_back(x);
+      if (w.empty()) {
+        summary_open = summary_open && wl.summary.empty();
+        continue;
+      }
+      summary_open = false;
+      if (w[0] == "device") {
+        if (device_seen) throw LineError{"device given twice"};
+        device_seen = true;
+        parse_device(options(w, 1), wl.dev);
+      } else if (w[0] == "proc") {
+        parse_proc(w, false, wl);
+      } else if (w[0] == "gate") {
+        if (w.size() != 1) throw LineError{"gate takes no options"};
+        if (wl.gate) throw LineError{"gate given twice"};
+        if (wl.procs.empty()) throw LineError{"gate needs processes above it"};
+        wl.gate = true;
+        for (auto& p : wl.procs) p.pre_gate = true;
+      } else if (w[0] == "track") {
+        if (w.size() != 2) throw LineError{"track takes one NAME[:INDEX]"};
+        if (!track.empty()) throw LineError{"track given twice"};
+        track = w[1];
+        track_line = lineno;
+      } else {
+        throw LineError{
+            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track)", w[0])};
+      }
+    }
+    lineno = 0;
+    if (wl.procs.empty()) throw LineError{"no processes"};
+    if (wl.gate) {
+      bool below = false;
+      for (const auto& p : wl.procs) below = below || !p.pre_gate;
+      if (!below) throw LineError{"gate needs processes below it"};
+      for (const auto& p : wl.procs)
+        if (p.cyclic) throw LineError{"a gated workload cannot have cyclic processes"};
+    }
+    if (!track.empty()) {
+      lineno = track_line;
+      const auto colon = track.find(':');
+      const std::string pname = track.substr(0, colon);
+      const int idx = colon == std::string::npos
+                          ? 0
+                          : to_int("track index", track.substr(colon + 1), 0, kMaxRqs);
+      for (const auto& p : wl.procs)
+        if (p.name == pname) {
+          if (idx >= p.count)
+            throw LineError{fmt::format("track: process {} has {} request(s)", pname, p.count)};
+          if (p.bypass) throw LineError{"track: a bypass request never enters the scheduler"};
+          wl.track = p.first + idx;
+        }
+      if (wl.track < 0) throw LineError{fmt::format("track: no process named '{}'", pname)};
+    }
+  } catch (const LineError& e) {
+    if (lineno) throw UsageError(fmt::format("workload {} line {}: {}", name, lineno, e.what));
+    throw UsageError(fmt::format("workload {}: {}", name, e.what));
+  }
+  return wl;
+}
+
+const Workload& shipped_workload(int n) {
+  static const std::vector<Workload> parsed = [] {
+    std::vector<Workload> v;
+    for (const auto& s : shipped_workloads()) v.push_back(parse_workload(s.text, s.name));
+    return v;
+  }();
+  if (n < 0 || n >= static_cast<int>(parsed.size()))
+    throw UsageError(fmt::format("workload={} is not a shipped workload (0..{})", n,
+                                 static_cast<int>(parsed.size()) - 1));
+  return parsed[static_cast<std::size_t>(n)];
+}
+
+}  // namespace blkmc::sched
