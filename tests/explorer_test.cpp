@@ -13,33 +13,12 @@
 #include "explorer/adapter.hpp"
 #include "explorer/search.hpp"
 #include "model/tags.hpp"
+#include "tests/toy_model.hpp"
 
 using namespace blkmc;
+using namespace blkmc::testing;
 
 namespace {
-
-Step mkstep(int actor, int action, int arg = 0) {
-  return Step{static_cast<std::uint8_t>(actor), static_cast<std::uint8_t>(action),
-              static_cast<std::uint8_t>(arg)};
-}
-
-// Shared boilerplate of the toy models: apply() via for_each_successor.
-template <class Derived, class S>
-struct ToyBase {
-  bool apply(const S& s, const Step& step, S& next) const {
-    return apply_step(static_cast<const Derived&>(*this), s, step, next);
-  }
-  std::string describe(const S&, const Step& st) const {
-    return fmt::format("actor {} action {} arg {}", int(st.actor), int(st.action), int(st.arg));
-  }
-  std::string actor_name(int a) const { return fmt::format("actor {}", a); }
-  Footprint footprint(const S&, const Step& st) const {
-    Footprint f;
-    f.reads.set(st.actor);
-    f.writes.set(st.actor);
-    return f;
-  }
-};
 
 // Two independent counters a, b in 0..n-1; each actor increments its own.
 // n*n states, 2n(n-1) transitions, finished at (n-1, n-1). Property
