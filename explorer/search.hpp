@@ -277,9 +277,9 @@ class Explorer {
       for (const auto& [next, h, actor] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = store_.size() >= max_states_;
-        const bool at_memory = lim.memory_bytes && store_.memory_after_insert() +
-                                                           edges_.memory_bytes() >
-                                                       lim.memory_bytes;
+        const bool at_memory =
+            lim.memory_bytes &&
+            store_.memory_after_insert() + (log ? edges_.memory_bytes() : 0) > lim.memory_bytes;
         if ((at_states || at_memory) && !store_.contains(next.b.data(), h)) {
           memory_full_ = !at_states;
           stop_states = true;
