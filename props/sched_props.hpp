@@ -13,6 +13,12 @@
 //                     queued past its deadline
 //   starvation        (Starvation) the tracked request stays queued forever on
 //                     a weakly fair cycle
+//   fair-ratio        (Maximize) for the workload's `fair A B` pair: the
+//                     service (sectors dispatched) each got at moments when
+//                     the other also had a request waiting in the scheduler,
+//                     as the ratio larger/smaller in percent (a process that
+//                     got nothing counts as 1 sector), once the window holds
+//                     fair_window sectors
 #pragma once
 
 #include <vector>
@@ -29,6 +35,7 @@ enum SchedProp : int {
   kSchedMaxWaitTicks,
   kSchedMaxExpiredWait,
   kSchedStarvation,
+  kSchedFairRatio,
 };
 
 inline std::vector<PropInfo> sched_props() {
@@ -46,6 +53,9 @@ inline std::vector<PropInfo> sched_props() {
        "dispatches of other requests while the tracked request was queued past its deadline"},
       {"starvation", PropKind::Starvation,
        "the tracked request stays queued forever on a weakly fair cycle (cyclic workloads)"},
+      {"fair-ratio", PropKind::Maximize,
+       "100 x the larger / the smaller service (sectors dispatched while the other process "
+       "also had a request queued) of the workload's fair pair, once fair_window sectors"},
   };
 }
 

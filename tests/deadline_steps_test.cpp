@@ -27,17 +27,17 @@ using State = SchedState;
 using DM = DeadlineModel;
 
 struct Tun {
-  int fb = 16, ws = 2, re = 2, we = 20, age = 40, clock = 0, cap = 255, workload = 0;
+  int fb = 16, ws = 2, re = 2, we = 20, age = 40, clock = 0, cap = 255, workload = 0, window = 4;
 };
 
 Params params(const Tun& t) {
   return {{"workload", t.workload}, {"clock", t.clock},          {"wait_cap", t.cap},
           {"fifo_batch", t.fb},     {"writes_starved", t.ws},    {"read_expire", t.re},
-          {"write_expire", t.we},   {"prio_aging_expire", t.age}};
+          {"write_expire", t.we},   {"prio_aging_expire", t.age}, {"fair_window", t.window}};
 }
 
 Params none_params(int workload = 0, int clock = 0) {
-  return {{"workload", workload}, {"clock", clock}, {"wait_cap", 255}};
+  return {{"workload", workload}, {"clock", clock}, {"wait_cap", 255}, {"fair_window", 4}};
 }
 
 Workload wl(const std::string& text) { return parse_workload(text, "test"); }
@@ -283,6 +283,11 @@ TEST_CASE("deadline: workload parser rejects bad input with one-line usage error
       {"proc a stream=65\n", "stream=65 is out of range"},
       {"# only a comment\n", "no processes"},
       {"proc a reqs=1 think\n", "not of the form key=value"},
+      {"proc a reqs=1\nfair a\n", "line 2: fair takes two process names"},
+      {"proc a reqs=1\nfair a a\n", "two different processes"},
+      {"proc a reqs=1\nfair a b\n", "fair: no process named 'b'"},
+      {"proc a reqs=1\nproc b reqs=2\nfair a b\nfair b a\n", "line 4: fair given twice"},
+      {"proc a reqs=1\nproc b bypass=1 reqs=2\nfair a b\n", "bypass process never goes"},
   };
   for (const auto& [text, msg] : bad) {
     INFO(text);
@@ -304,7 +309,7 @@ TEST_CASE("deadline: workload parser rejects bad input with one-line usage error
 
 TEST_CASE("deadline: every shipped workload parses and fits the state") {
   const auto& all = shipped_workloads();
-  REQUIRE(all.size() == 9);
+  REQUIRE(all.size() == 11);
   for (std::size_t i = 0; i < all.size(); ++i) {
     INFO(all[i].name);
     const Workload& w = shipped_workload(static_cast<int>(i));
@@ -322,7 +327,7 @@ TEST_CASE("deadline: every shipped workload parses and fits the state") {
   // The workload parameter's help names them all.
   const auto& p = DM::static_info().params[0];
   CHECK(p.name == "workload");
-  CHECK(p.max == 8);
+  CHECK(p.max == 10);
   CHECK(p.help.find("0=gated-write") != std::string::npos);
 }
 
@@ -847,7 +852,9 @@ TEST_CASE("deadline: conservation reads the ghost flag and the books") {
   for (int p : {DM::Deadlock, DM::Progress, DM::MaxWait, DM::Starvation})
     CHECK_FALSE(m.violates(p, bad));
   const auto& props = m.info().props;
-  REQUIRE(props.size() == 7);
+  REQUIRE(props.size() == 8);
+  CHECK(props[DM::FairRatio].name == "fair-ratio");
+  CHECK(props[DM::FairRatio].kind == PropKind::Maximize);
   CHECK(props[DM::Conservation].name == "conservation");
   CHECK(props[DM::MaxWait].name == "max-wait");
   CHECK(props[DM::MaxWait].kind == PropKind::Maximize);
@@ -886,6 +893,55 @@ TEST_CASE("deadline: measure and pending follow the tracked request") {
   const DM none(DeadlineScheduler::V6_18, params(t), wl("proc a reqs=1\n"));
   CHECK(none.tracked() == -1);
   CHECK(bfs_max(none, DM::MaxWait) == 0);
+}
+
+TEST_CASE("deadline: fair-ratio counts a dispatch only while the other process has one queued") {
+  Tun t;
+  t.fb = 1;
+  t.window = 2;
+  const Workload w = wl(
+      "device depth=8\nproc a reqs=1,2,3\nproc b dir=W reqs=10:2\nproc c reqs=20\nfair b a\n");
+  CHECK(w.fair[0] == 1);
+  CHECK(w.fair[1] == 0);
+  const DM m(DeadlineScheduler::V6_18, params(t), w);
+  // a alone: its dispatch says nothing about fairness.
+  State s = run_all(m, m.initial(), {step(0, DM::SUBMIT, 0), step(m.dispatcher(), DM::DISPATCH, 0)});
+  CHECK(m.fair_svc(s, 0) == 0);
+  CHECK(m.fair_svc(s, 1) == 0);
+  // b's 2-sector write queued with a's read: the read wins the new batch
+  // (READ is preferred), a gets 1 while b waits; then b gets 2 while a waits.
+  s = run_all(m, s, {step(1, DM::SUBMIT, 3), step(0, DM::SUBMIT, 1), step(0, DM::SUBMIT, 2)});
+  s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 1));
+  CHECK(m.fair_svc(s, 1) == 1);
+  CHECK(m.measure(DM::FairRatio, s) == 0);  // below fair_window
+  s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 2));
+  CHECK(m.fair_svc(s, 1) == 2);
+  CHECK(m.measure(DM::FairRatio, s) == 200);  // 2 : 0 counts as 2 : 1
+  s = run(m, s, step(m.dispatcher(), DM::DISPATCH, 3));
+  CHECK(m.fair_svc(s, 0) == 0);  // nothing of a's left queued: b's write was not contested
+  // c is not in the pair: never counted.
+  const DM m2(DeadlineScheduler::V6_18, params(t), w);
+  State u = run_all(m2, m2.initial(),
+                    {step(2, DM::SUBMIT, 4), step(0, DM::SUBMIT, 0), step(m2.dispatcher(), DM::DISPATCH, 0)});
+  CHECK(m2.fair_svc(u, 0) + m2.fair_svc(u, 1) == 0);
+  u = run(m2, u, step(1, DM::SUBMIT, 3));
+  u = run(m2, u, step(m2.dispatcher(), DM::DISPATCH, 4));
+  CHECK(m2.fair_svc(u, 0) + m2.fair_svc(u, 1) == 0);
+  CHECK(m2.summary(u).find("fair b 0 : a 0 sector(s)") != std::string::npos);
+  CHECK(m2.state_json(u)["ghost"]["fair"] == nlohmann::json::array({0, 0}));
+  // The explorer's maximum equals a brute-force search's.
+  SearchOptions opt;
+  opt.progress = false;
+  opt.props = {DM::FairRatio};
+  const auto r = explore(m, opt);
+  CHECK(r.props[0].value == bfs_max(m, DM::FairRatio));
+  CHECK(r.props[0].value_exact);
+  // Without a fair pair: no ghost bytes, nothing measured.
+  const DM plain(DeadlineScheduler::V6_18, params(t), wl("proc a reqs=1,2\nproc b reqs=3\n"));
+  CHECK(plain.state_bytes() + 2 == DM(DeadlineScheduler::V6_18, params(t),
+                                      wl("proc a reqs=1,2\nproc b reqs=3\nfair a b\n"))
+                                       .state_bytes());
+  CHECK(bfs_max(plain, DM::FairRatio) == 0);
 }
 
 // ------------------------------------------------- the checks of issue 4

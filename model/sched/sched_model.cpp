@@ -29,6 +29,8 @@ const ModelInfo& SchedModel<Sched>::static_info() {
         {"workload", 0, 0, static_cast<int>(shipped_workloads().size()) - 1, workload_help()},
         {"clock", 0, 0, 1, "1: discrete time (ticks) with expiry, aging, service and think times"},
         {"wait_cap", 255, 1, 255, "saturation of the tracked request's wait counters"},
+        {"fair_window", 4, 1, 255,
+         "fair-ratio counts once the fair pair's window holds this many sectors"},
     };
     for (const auto& p : Sched::params()) m.params.push_back(p);
     m.variants = Sched::variants();
@@ -50,11 +52,12 @@ SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
       rq_(wl_, 0),
       clock_(p.at("clock") != 0),
       wait_cap_(p.at("wait_cap")),
+      fair_window_(p.at("fair_window")),
       nproc_(static_cast<int>(wl_.procs.size())),
       off_proc_(rq_.bytes()),
       off_dev_(off_proc_ + 2 * wl_.procs.size()),
       off_ghost_(off_dev_ + 2),
-      off_sched_(off_ghost_ + 4),
+      off_sched_(off_ghost_ + 4 + (wl_.has_fair() ? 2 : 0)),
       nbytes_(0),
       sched_(variant, p, rq_, off_sched_) {
   nbytes_ = off_sched_ + sched_.bytes();
@@ -147,6 +150,22 @@ bool SchedModel<Sched>::tracked_expired(const State& s) const {
   return t >= 0 && rq_.status(s, t) == St::Sched && rq_.age(s, t) >= sched_.expire(rq_.dir(t));
 }
 
+template <class Sched>
+bool SchedModel<Sched>::proc_queued(const State& s, int p) const {
+  const WlProc& pr = wl_.procs[std::size_t(p)];
+  for (int r = pr.first; r < pr.first + pr.count; ++r)
+    if (rq_.queued(s, r)) return true;
+  return false;
+}
+
+template <class Sched>
+int SchedModel<Sched>::fair_ratio(const State& s) const {
+  if (!wl_.has_fair()) return 0;
+  const int a = fair_svc(s, 0), b = fair_svc(s, 1);
+  if (a + b < fair_window_) return 0;
+  return 100 * std::max(a, b) / std::max(1, std::min(a, b));
+}
+
 // Ranks the requests by the order they entered their place (a new arrival
 // has seq 255), within each list whose order matters: hctx->dispatch, the
 // driver, the scheduler's dispatch list(s), and its fifo lists (one per
@@ -226,6 +245,10 @@ int SchedModel<Sched>::blk_mq_do_dispatch_sched(State& s, Why* why) const {
     if (tracked_expired(s))
       expired_wait(s) = static_cast<std::uint8_t>(std::min<int>(expired_wait(s) + 1, wait_cap_));
   }
+  for (int i = 0; i < 2 && wl_.has_fair(); ++i)
+    if (rq_.info(r).proc == wl_.fair[i] && proc_queued(s, wl_.fair[1 - i]))
+      fair_svc(s, i) =
+          static_cast<std::uint8_t>(std::min(fair_svc(s, i) + rq_.info(r).size, wait_cap_));
   if (free_tags(s) > 0) {
     issue_to_driver(s, r);
   } else {
@@ -367,6 +390,8 @@ int SchedModel<Sched>::measure(int prop, const State& s) const {
       return wait_ticks(s);
     case MaxExpiredWait:
       return expired_wait(s);
+    case FairRatio:
+      return fair_ratio(s);
     default:
       return 0;
   }
@@ -408,6 +433,8 @@ std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
       if (wl_.track >= 0 && got != wl_.track && rq_.queued(n, wl_.track))
         w = fmt::format(" [tracked {} has waited {} dispatch(es)]", rq_.name(wl_.track),
                         int(wait(n)));
+      if (wl_.has_fair() && (fair_svc(n, 0) != fair_svc(s, 0) || fair_svc(n, 1) != fair_svc(s, 1)))
+        w += fmt::format(" [fair: {}]", fair_text(n));
       return fmt::format(
           "blk_mq_do_dispatch_sched -> {}: {} => {} {}{}", Sched::dispatch_fn(), why, rq_.name(got),
           tag ? "issued to the driver" : "parked on hctx->dispatch (no driver tag free)", w);
@@ -493,6 +520,16 @@ std::string SchedModel<Sched>::rq_list(const State& s, St st) const {
   return out.empty() ? "-" : out;
 }
 
+// "reader 3 : writer 1 sector(s), ratio 3.00"
+template <class Sched>
+std::string SchedModel<Sched>::fair_text(const State& s) const {
+  const int a = fair_svc(s, 0), b = fair_svc(s, 1);
+  const int ratio = fair_ratio(s);
+  return fmt::format("{} {} : {} {} sector(s){}", wl_.procs[std::size_t(wl_.fair[0])].name, a,
+                     wl_.procs[std::size_t(wl_.fair[1])].name, b,
+                     ratio ? fmt::format(", ratio {}.{:02}", ratio / 100, ratio % 100) : "");
+}
+
 template <class Sched>
 std::string SchedModel<Sched>::summary(const State& s) const {
   int done = 0;
@@ -507,6 +544,7 @@ std::string SchedModel<Sched>::summary(const State& s) const {
                        st_name(rq_.status(s, wl_.track)), int(wait(s)),
                        expired_wait(s) ? fmt::format(" ({} expired)", int(expired_wait(s))) : "",
                        clock_ ? fmt::format(", {} tick(s)", int(wait_ticks(s))) : "");
+  if (wl_.has_fair()) out += fmt::format(" | fair {}", fair_text(s));
   if (ghost_err(s)) out += " | DISPATCHED A REQUEST IT DID NOT HOLD";
   if (!sched_.accounting_ok(s)) out += " | BOOKS WRONG";
   return out;
@@ -536,6 +574,7 @@ nlohmann::json SchedModel<Sched>::state_json(const State& s) const {
                 {"wait", wait(s)},
                 {"wait_ticks", wait_ticks(s)},
                 {"expired_wait", expired_wait(s)}};
+  if (wl_.has_fair()) j["ghost"]["fair"] = {fair_svc(s, 0), fair_svc(s, 1)};
   j["sched"] = sched_.json(s);
   return j;
 }

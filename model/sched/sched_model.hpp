@@ -26,7 +26,10 @@
 // it was queued (max-wait), the ticks it was queued (max-wait-ticks) and the
 // dispatches while it was queued and past its deadline (max-expired-wait),
 // all saturating at wait_cap and reset when the tracked request is inserted
-// again (cyclic processes).
+// again (cyclic processes). With a `fair A B` pair, the sectors of each
+// dispatched while the other had a request queued in the scheduler (only a
+// choice between the two says something about fairness: a process with
+// nothing queued cannot be served), saturating at wait_cap.
 #pragma once
 
 #include <utility>
@@ -56,6 +59,7 @@ class SchedModel {
     MaxWaitTicks = kSchedMaxWaitTicks,
     MaxExpiredWait = kSchedMaxExpiredWait,
     Starvation = kSchedStarvation,
+    FairRatio = kSchedFairRatio,
   };
   enum Action : std::uint8_t { SUBMIT, DISPATCH, ISSUE, COMPLETE, REQUEUE, TICK };
   static constexpr std::uint8_t kNull = 255;        // DISPATCH arg: the scheduler returned NULL
@@ -124,6 +128,12 @@ class SchedModel {
   std::uint8_t& wait_ticks(State& s) const { return s.b[off_ghost_ + 2]; }
   std::uint8_t expired_wait(const State& s) const { return s.b[off_ghost_ + 3]; }
   std::uint8_t& expired_wait(State& s) const { return s.b[off_ghost_ + 3]; }
+  // fair-ratio: the service of the fair pair's process i (only with `fair`).
+  std::uint8_t fair_svc(const State& s, int i) const {
+    return wl_.has_fair() ? s.b[off_ghost_ + 4 + std::size_t(i)] : 0;
+  }
+  std::uint8_t& fair_svc(State& s, int i) const { return s.b[off_ghost_ + 4 + std::size_t(i)]; }
+  int fair_ratio(const State& s) const;
 
   // --- derived facts ---
   // 0: before the gate (first group submitting and being dispatched, device
@@ -141,6 +151,7 @@ class SchedModel {
   bool proc_done(const State& s, int p) const;
   bool tracked_queued(const State& s) const { return wl_.track >= 0 && rq_.queued(s, wl_.track); }
   bool tracked_expired(const State& s) const;
+  bool proc_queued(const State& s, int p) const;  // has a request in the scheduler
 
  private:
   void expand(const State& s, std::vector<std::pair<Step, State>>& out) const;
@@ -155,12 +166,13 @@ class SchedModel {
   void renumber(State& s) const;
   bool same(const State& a, const State& b) const;
   std::string rq_list(const State& s, St st) const;
+  std::string fair_text(const State& s) const;
 
   int variant_;
   Workload wl_;
   RqTable rq_;
   bool clock_;
-  int wait_cap_, nproc_;
+  int wait_cap_, fair_window_, nproc_;
   std::size_t off_proc_, off_dev_, off_ghost_, off_sched_, nbytes_;
   Sched sched_;
 };

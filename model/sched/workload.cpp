@@ -184,7 +184,8 @@ Workload parse_workload(const std::string& text, const std::string& name) {
   wl.name = name;
   std::istringstream in(text);
   std::string line, track;
-  int lineno = 0, track_line = 0;
+  std::vector<std::string> fair;
+  int lineno = 0, track_line = 0, fair_line = 0;
   bool summary_open = true, device_seen = false;
   try {
     while (std::getline(in, line)) {
@@ -227,9 +228,15 @@ Workload parse_workload(const std::string& text, const std::string& name) {
         if (!track.empty()) throw LineError{"track given twice"};
         track = w[1];
         track_line = lineno;
+      } else if (w[0] == "fair") {
+        if (w.size() != 3) throw LineError{"fair takes two process names"};
+        if (!fair.empty()) throw LineError{"fair given twice"};
+        if (w[1] == w[2]) throw LineError{"fair needs two different processes"};
+        fair = {w[1], w[2]};
+        fair_line = lineno;
       } else {
         throw LineError{
-            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track)", w[0])};
+            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track, fair)", w[0])};
       }
     }
     lineno = 0;
@@ -256,6 +263,17 @@ Workload parse_workload(const std::string& text, const std::string& name) {
           wl.track = p.first + idx;
         }
       if (wl.track < 0) throw LineError{fmt::format("track: no process named '{}'", pname)};
+    }
+    if (!fair.empty()) {
+      lineno = fair_line;
+      for (int i = 0; i < 2; ++i) {
+        for (std::size_t p = 0; p < wl.procs.size(); ++p)
+          if (wl.procs[p].name == fair[std::size_t(i)]) wl.fair[i] = static_cast<int>(p);
+        if (wl.fair[i] < 0)
+          throw LineError{fmt::format("fair: no process named '{}'", fair[std::size_t(i)])};
+        if (wl.procs[std::size_t(wl.fair[i])].bypass)
+          throw LineError{"fair: a bypass process never goes through the scheduler"};
+      }
     }
   } catch (const LineError& e) {
     if (lineno) throw UsageError(fmt::format("workload {} line {}: {}", name, lineno, e.what));

@@ -12,6 +12,7 @@
 //   proc writer dir=W sync=0 prio=be:4 reqs=100
 //   proc reader dir=R sync=0 stream=48 start=0 stride=1 size=1
 //   track writer:0
+//   fair reader writer
 //
 // proc options: dir=R|W (default R), sync=0|1 (0: async, submits without
 // waiting; 1: waits for the completion of its previous request), prio=
@@ -29,7 +30,8 @@
 // when every process below the gate has submitted everything (the FIFREEZE
 // gate of real-devices.md). track NAME[:INDEX]: the request whose wait the
 // max-wait, max-wait-ticks, max-expired-wait and starvation properties
-// measure.
+// measure. fair A B: the two processes whose service the fair-ratio
+// property compares.
 #pragma once
 
 #include <string>
@@ -83,6 +85,8 @@ struct Workload {
   std::vector<WlRequest> rqs;
   bool gate = false;
   int track = -1;  // request id, -1: none
+  int fair[2] = {-1, -1};  // the two processes the fair-ratio property compares
+  bool has_fair() const { return fair[0] >= 0; }
   bool any_cyclic() const;
 };
 
