@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/compare.hpp"
+#include "cli/simulate.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
 #include "explorer/report.hpp"
@@ -128,6 +129,26 @@ int main(int argc, char** argv) {
                       "write the counterexample of each verdict that changed (prefix)");
   compare->add_flag("--json", as_json, "print the comparison as JSON");
 
+  SimOptions sim_opt;
+  bool sim_first = false;
+  auto* sim = app.add_subcommand(
+      "simulate",
+      "run one schedule (seeded random, or the first enabled step) and print per-process "
+      "throughput, latency percentiles and the dispatch order");
+  sim->add_option("model", model, "model name")->required();
+  sim->add_option("--variant,-v", variant, "variant")->required();
+  sim->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)");
+  sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
+      ->excludes(seed_opt);
+  sim->add_option("--steps", sim_opt.max_steps, "stop after this many steps (default 1000000)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
+  sim->add_option("--ticks", sim_opt.max_ticks, "stop after this many ticks (clock=1)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
+  sim->add_option("--time", sim_opt.seconds, "time limit in seconds")->check(CLI::Range(0.001, 1e7));
+  sim->add_flag("--json", as_json, "print the figures as JSON");
+  sim->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+
   std::string suite_file;
   double suite_seconds = 600;
   auto* suite = app.add_subcommand("suite", "run a verification suite (see Makefile.verify)");
@@ -243,6 +264,13 @@ int main(int argc, char** argv) {
       const CheckOutcome a = mh.check(before, p, props, opt);
       const CheckOutcome b = mh.check(after, p, props, opt);
       return print_comparison(a, b, trace_out, as_json);
+    }
+    if (sim->parsed()) {
+      const ModelHandle& mh = find_model(model);
+      sim_opt.random = !sim_first;
+      sim_opt.progress = !quiet;
+      if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
+      return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json);
     }
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);

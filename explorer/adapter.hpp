@@ -292,6 +292,18 @@ class ModelAdapter final : public ModelHandle {
     const M m(vi, p);
     return replay_in(m, prop, t);
   }
+
+  SimOutcome simulate(const std::string& variant, const Params& params,
+                      const SimOptions& opt) const override {
+    const auto& inf = info();
+    const int vi = find_variant_index(inf, variant);
+    const Params p = resolve_params(inf, params);
+    const M m(vi, p);
+    SimOutcome out = blkmc::simulate(m, opt);
+    out.variant = variant;
+    out.params = p;
+    return out;
+  }
 };
 
 }  // namespace blkmc

@@ -9,6 +9,7 @@
 
 #include "counterexamples/trace.hpp"
 #include "explorer/search.hpp"
+#include "explorer/simulate.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 
@@ -42,6 +43,9 @@ class ModelHandle {
                              const SearchOptions& opt) const = 0;
   // Throws UsageError (unknown names) or TraceMismatch (does not fit).
   virtual ReplayResult replay(const Trace& t) const = 0;
+  // One run along a single schedule (explorer/simulate.hpp).
+  virtual SimOutcome simulate(const std::string& variant, const Params& params,
+                              const SimOptions& opt) const = 0;
 };
 
 const std::vector<const ModelHandle*>& all_models();

@@ -46,10 +46,14 @@
 
 namespace blkmc::sched {
 
+template <class M>
+class SchedObserver;  // model/sched/sim_observer.hpp
+
 template <class Sched>
 class SchedModel {
  public:
   using State = SchedState;
+  using Observer = SchedObserver<SchedModel>;  // blkmc simulate's figures
 
   enum Prop : int {
     Conservation = kSchedConservation,
@@ -183,3 +187,5 @@ extern template class SchedModel<DeadlineScheduler>;
 extern template class SchedModel<NoneScheduler>;
 
 }  // namespace blkmc::sched
+
+#include "model/sched/sim_observer.hpp"  // IWYU pragma: export
