@@ -140,5 +140,31 @@ assert kinds <= {"invariant", "deadlock", "progress", "maximize", "starvation"},
 assert {"invariant", "deadlock"} <= kinds, kinds
 PY
 
+# simulate: one schedule, deterministic per seed, figures as text and JSON
+expect 0 "simulate finite" -- "$B" simulate deadline --variant v6.18 -p workload=10 -p clock=1 -q
+contains "$T/out" "finished after" "simulate ends when every request completed"
+contains "$T/out" "dispatch order: writer.0" "simulate prints the dispatch order"
+contains "$T/out" "p50" "simulate prints latency percentiles"
+expect 0 "simulate seed 7 a" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 7 --ticks 500 --json -q
+cp "$T/out" "$T/sim7a"
+expect 0 "simulate seed 7 b" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 7 --ticks 500 --json -q
+if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: simulate is not deterministic per seed"; fi
+contains "$T/out" '"end": "tick limit"' "simulate stops at --ticks"
+contains "$T/out" '"ticks": 500' "simulate counts ticks"
+expect 0 "simulate seed 8" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 8 --ticks 500 --json -q
+if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); then
+  fail=$((fail + 1)); echo "FAIL: simulate: seeds 7 and 8 gave the same run"; else pass=$((pass + 1)); fi
+expect 0 "simulate steps" -- "$B" simulate deadline --variant v6.18 -p workload=4 --first --steps 100 -q
+contains "$T/out" "first enabled step: step limit after 100 steps" "simulate --first --steps"
+expect 0 "simulate other model" -- "$B" simulate tags --variant v4.11 --first -q
+contains "$T/out" "finished after" "simulate runs models without figures"
+expect 1 "simulate deadlock" -- "$B" simulate deadline --variant prio-5.16 -p workload=5 --first -q
+contains "$T/out" "deadlock after" "simulate reports a deadlock"
+expect 2 "simulate unknown variant" -- "$B" simulate deadline --variant v9 -q; one_line_error "simulate unknown variant"
+expect 2 "simulate bad param" -- "$B" simulate deadline --variant v6.18 -p workload=99 -q; one_line_error "simulate bad param"
+expect 2 "simulate zero steps" -- "$B" simulate deadline --variant v6.18 --steps 0 -q; one_line_error "simulate zero steps"
+expect 2 "simulate seed and first" -- "$B" simulate deadline --variant v6.18 --seed 3 --first -q; one_line_error "simulate seed and first"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
