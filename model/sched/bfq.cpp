@@ -387,7 +387,12 @@ void BfqScheduler::bfq_update_flag(SchedState& s, int q, int v, Why* why) const 
   in.slice_idle = slice_idle_;
   const bool now = v == V4_13 ? bfq_update_idle_window(in) : bfq_update_has_short_ttime(in);
   set_qflag(s, q, bit, now);
-  if (v != variant_) return;
+  if (v != variant_) {
+    if (now != in.old)
+      say(why, "(shadow {}: {} {})", variants()[std::size_t(v)].name,
+          v == V4_13 ? "idle_window" : "has_short_ttime", now ? "set" : "cleared");
+    return;
+  }
   if (now != in.old)
     say(why, "{}: {} {}", variant_ == V4_13 ? "bfq_update_idle_window" : "bfq_update_has_short_ttime",
         variant_ == V4_13 ? "idle_window" : "has_short_ttime", now ? "set" : "cleared");
@@ -545,6 +550,7 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   set_in_service(s, best);
   const int coeff = raised(s, best) ? 30 : 1;
   s.b[off_ + 2] = u8(clock_ ? timeout_ * coeff : 0);
+  s.b[off_ + 8] = 0;
   say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})",
       t_.workload().procs[std::size_t(best)].name, vtime(s), qb(s, best, kStart),
       qb(s, best, kFinish), qb(s, best, kBudget), raised(s, best) ? ", raised" : "");
@@ -643,6 +649,8 @@ void BfqScheduler::timer(SchedState& s, Why* why) const {
         say(why, "weight raising of bfqq[{}] ends", t_.workload().procs[std::size_t(q)].name);
     }
   }
+  if (in_service(s) >= 0)
+    s.b[off_ + 8] = u8(std::min(in_service_ticks(s) + 1, std::max(timeout_, 6)));
   if (in_service(s) >= 0 && timeout_left(s) > 0) {
     s.b[off_ + 2] = u8(timeout_left(s) - 1);
     if (timeout_left(s) == 0)
@@ -662,15 +670,50 @@ void BfqScheduler::timer(SchedState& s, Why* why) const {
 
 void BfqScheduler::bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const {
   const std::string name = t_.workload().procs[std::size_t(q)].name;
+  say(why, "bfq_bfqq_expire(bfqq[{}], {}) after {}/{} served", name, kReason[reason],
+      qb(s, q, kService), qb(s, q, kBudget));
+  int elapsed = 0;
+  const bool slow = bfq_bfqq_is_slow(s, q, reason, &elapsed);
+  if (clock_ && !raised(s, q) &&
+      (slow || (reason == BudgetTimeout && budget_left(s, q) * 3 >= int(qb(s, q, kBudget)))))
+    bfq_bfqq_charge_time(s, q, elapsed, why);
   if (reason == TooIdle && qb(s, q, kService) * 10 <= qb(s, q, kBudget) * 2 &&
       qflag(s, q, kIOBound)) {
     set_qflag(s, q, kIOBound, false);
     say(why, "bfqq[{}] loses IO_bound", name);
   }
-  say(why, "bfq_bfqq_expire(bfqq[{}], {}) after {}/{} served", name, kReason[reason],
-      qb(s, q, kService), qb(s, q, kBudget));
   bfq_recalc_budget(s, q, reason);
   __bfq_bfqq_expire(s, q, why);
+}
+
+// bfq_bfqq_is_slow: async queues never are; elapsed ticks since the budget
+// started (until the idling started, when the timer expired it).
+bool BfqScheduler::bfq_bfqq_is_slow(const SchedState& s, int q, Reason reason,
+                                    int* elapsed) const {
+  if (!sync(q) || !clock_) return false;
+  int e = in_service_ticks(s);
+  if (reason == TooIdle) e = std::max(0, e - std::max(1, slice_idle_));
+  if (e == 0) {
+    *elapsed = t_.workload().dev.rotational ? 2 : 1;  // 8 * BFQ_MIN_TT or BFQ_MIN_TT
+    return seeky(s, q);
+  }
+  *elapsed = e;
+  if (e > 5) return qb(s, q, kService) < max_budget_ / 2;
+  return seeky(s, q);
+}
+
+// bfq_bfqq_charge_time: a slow queue pays for the time it held the device.
+void BfqScheduler::bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* why) const {
+  int tot = qb(s, q, kService);
+  if (elapsed > 0 && elapsed < timeout_) tot = max_budget_ * elapsed / timeout_;
+  tot = std::max<int>(tot, qb(s, q, kService));
+  if (tot > qb(s, q, kBudget)) qb(s, q, kBudget) = u8(tot);
+  const int extra = tot - qb(s, q, kService);
+  if (extra <= 0) return;
+  qb(s, q, kService) = u8(tot);
+  s.b[off_ + 7] = u8(vtime(s) + delta(extra, wsum(s)));
+  say(why, "bfq_bfqq_charge_time: slow, charged {} sectors for {} tick(s) of service", tot,
+      elapsed);
 }
 
 // __bfq_bfqq_recalc_budget (facts A3).
@@ -724,6 +767,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Why* why) const {
   s.b[off_] = 0;
   set_timer(s, 0);
   s.b[off_ + 2] = 0;
+  s.b[off_ + 8] = 0;
   normalize(s);
 }
 

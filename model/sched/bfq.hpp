@@ -49,8 +49,15 @@
 //     V returns to 0 and the idle tree is forgotten.
 //   - no soft-real-time raising, no burst detection (in_large_burst needs 8
 //     queues created within 180 ms, so it is false with 2-3 processes), no
-//     queue merging, no cgroups, no class-idle timeout, no time charging of
-//     slow queues, no non_blocking_wait_rq hole recovery.
+//     queue merging, no cgroups, no class-idle timeout, no non_blocking_wait_rq
+//     hole recovery, no peak-rate estimation (max_budget stays the parameter).
+//   - time charging of slow queues (bfq_bfqq_charge_time) in ticks: elapsed =
+//     ticks since the budget started (minus the idle slice when the timer
+//     expired it); 0 ticks: slow = SEEKY, elapsed taken as 1 tick (flash) or
+//     2 (rotational); more than 5 ticks (20 ms): slow = service < max/2;
+//     otherwise slow = SEEKY; a slow non-raised queue (or one expired by the
+//     budget timeout with a third of its budget left) is charged max_budget *
+//     elapsed / timeout sectors, at least its service. Needs clock=1.
 //   - next_rq of a queue is its oldest request (fifo), not bfq_choose_req.
 //   - think time: elapsed ticks since the queue's last completion, capped at
 //     2*slice_idle; the mean is (mean + sample + 1) / 2, valid after 3
@@ -112,7 +119,7 @@ class BfqScheduler {
   int variant() const { return variant_; }
 
   // --- state: global bytes ---
-  static constexpr std::size_t kG = 8, kQ = 12;
+  static constexpr std::size_t kG = 9, kQ = 12;
   int in_service(const SchedState& s) const { return int(s.b[off_]) - 1; }
   int idle_timer(const SchedState& s) const { return s.b[off_ + 1]; }  // 0: not armed
   bool wait_request(const SchedState& s) const { return idle_timer(s) > 0; }
@@ -124,6 +131,9 @@ class BfqScheduler {
   // variant V's decision functions give on the same state.
   bool decision_differed(const SchedState& s) const { return s.b[off_ + 6] != 0; }
   int vtime(const SchedState& s) const { return s.b[off_ + 7]; }  // V of the service tree
+  // Ticks since the in-service queue got its budget (last_budget_start),
+  // saturating at max(timeout, 6).
+  int in_service_ticks(const SchedState& s) const { return s.b[off_ + 8]; }
 
   // --- state: per queue (process) bytes ---
   enum QByte : int {
@@ -198,6 +208,8 @@ class BfqScheduler {
   void bfq_idle_slice_timer_body(SchedState& s, Why* why) const;
   void bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const;
   void bfq_recalc_budget(SchedState& s, int q, Reason reason) const;
+  bool bfq_bfqq_is_slow(const SchedState& s, int q, Reason reason, int* elapsed) const;
+  void bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* why) const;
   void __bfq_bfqq_expire(SchedState& s, int q, Why* why) const;
   void bfq_exit_icq(SchedState& s, int q, Why* why) const;
   int select_action(const SchedState& s, int q, bool fresh, int variant) const;
