@@ -38,7 +38,8 @@
 // sector numbers):
 //   - B-WF2Q+ reduced to what orders 2-3 queues: one virtual time V for all
 //     classes, per queue start S and finish F (delta(S, w) = sectors * 120 /
-//     weight, integer); each charge c advances V by delta(c, wsum) (wsum:
+//     weight, rounded up: a raised queue (x30) pays at least 1 per charge, so
+//     the weight ratio it gets is coarser than 30); each charge c advances V by delta(c, wsum) (wsum:
 //     the weights of the busy and idle-tree queues); activation: S = max(V,
 //     F) for a queue parked on the idle tree, else V; F = S + delta(budget);
 //     requeue: S += delta(service), F = S + delta(budget); deactivation keeps
@@ -186,7 +187,9 @@ class BfqScheduler {
   void set_in_service(SchedState& s, int q) const { s.b[off_] = std::uint8_t(q + 1); }
   void set_timer(SchedState& s, int v) const { s.b[off_ + 1] = std::uint8_t(v); }
   void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
-  int delta(int sectors, int w) const { return sectors * 120 / std::max(1, w); }
+  // (S << 22) / w, here rounded up so that a charge to a heavily weighted
+  // (raised) queue still moves its finish.
+  int delta(int sectors, int w) const { return (sectors * 120 + std::max(1, w) - 1) / std::max(1, w); }
   int wsum(const SchedState& s) const;
   void normalize(SchedState& s) const;
 
