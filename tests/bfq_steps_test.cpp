@@ -250,12 +250,12 @@ TEST_CASE("bfq decide: completion and select_queue actions") {
 TEST_CASE("bfq steps: flash without queueing, a seeky reader: who idles") {
   const Workload w = wl(R"(
 device depth=1 slot=1 spindles=1 rotational=0
-proc r1 dir=R sync=1 reqs=0,50,100
+proc r1 dir=R sync=1 reqs=0,50,100,150
 proc r2 dir=R sync=1 reqs=200
 )");
   const Actors a{2};
   for (const char* vname : {"v4.13", "refactor", "flash-boost", "better-to-idle"}) {
-    INFO(vname);
+    INFO(std::string(vname));
     const BM m(variant_index(vname), params(Tun{}), w);
     State s = m.initial();
     for (int r = 0; r < 2; ++r) {
@@ -266,14 +266,15 @@ proc r2 dir=R sync=1 reqs=200
     }
     s = run(m, s, step(0, BM::SUBMIT, 2));
     s = run(m, s, step(a.disp(), BM::DISPATCH, 2));
-    s = run(m, s, step(1, BM::SUBMIT, 3));
+    s = run(m, s, step(1, BM::SUBMIT, 4));
     REQUIRE(m.sched().seeky(s, 0) == (std::string(vname) != "better-to-idle"));
     s = run(m, s, step(a.dev(), BM::COMPLETE, 2));
     const bool idles = std::string(vname) != "flash-boost";
+    INFO(m.summary(s));
     CHECK(m.sched().wait_request(s) == idles);
     CHECK((m.sched().in_service(s) == 0) == idles);
     // r2 is dispatched at once only where r1 is not idled on.
-    CHECK(can(m, s, a.disp(), BM::DISPATCH, 3) == !idles);
+    CHECK(can(m, s, a.disp(), BM::DISPATCH, 4) == !idles);
   }
 }
 
@@ -289,7 +290,7 @@ proc r2 dir=R sync=1 reqs=200
   Tun t;
   t.slice_idle = 0;
   for (const char* vname : {"v4.13", "refactor", "flash-boost", "better-to-idle"}) {
-    INFO(vname);
+    INFO(std::string(vname));
     const BM m(variant_index(vname), params(t), w);
     State s = m.initial();
     s = run(m, s, step(0, BM::SUBMIT, 0));
@@ -310,7 +311,7 @@ proc idler dir=R sync=1 prio=idle reqs=0,1
 )");
   const Actors a{1};
   for (const char* vname : {"v4.13", "refactor", "flash-boost", "better-to-idle"}) {
-    INFO(vname);
+    INFO(std::string(vname));
     Tun t;
     t.hw_tag = -1;
     const BM m(variant_index(vname), params(t), w);

@@ -362,7 +362,9 @@ void BfqScheduler::bfq_update_io_thinktime(SchedState& s, int q) const {
 // bfq_update_io_seektime: shift in whether this request is far from the
 // previous one (and, on non-rotational devices, small).
 void BfqScheduler::bfq_update_io_seektime(SchedState& s, int q, int rq) const {
-  const int dist = std::abs(t_.sector(rq) - int(qb(s, q, kLastPos)));
+  // get_sdist: 0 while last_request_pos is still 0 (the first request).
+  const int last = qb(s, q, kLastPos);
+  const int dist = last ? std::abs(t_.sector(rq) - last) : 0;
   const bool far = dist > seek_dist_ && (t_.workload().dev.rotational || t_.info(rq).size < 64);
   qb(s, q, kSeekHist) = u8(((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0));
   qb(s, q, kLastPos) = u8(t_.sector(rq) + t_.info(rq).size);
@@ -589,6 +591,9 @@ void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const 
           dispatched(s, q, rq));
     }
   }
+  // budget_timeout = jiffies once the queue is idle with nothing in flight
+  // (here, or in __bfq_bfqq_expire after the dispatched-- above).
+  if (dispatched(s, q, rq) == 0 && !busy(s, q)) qb(s, q, kIdleSince) = 0;
   if (sync(q) && !alive(s, q, rq)) bfq_exit_icq(s, q, why);
 }
 
@@ -755,7 +760,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Why* why) const {
     qb(s, q, kFinish) = u8(served_to);
     set_qflag(s, q, kBusy, false);
     set_qflag(s, q, kIdleTree, served_to > vtime(s));
-    qb(s, q, kIdleSince) = 0;
+    if (dispatched(s, q) == 0) qb(s, q, kIdleSince) = 0;  // budget_timeout = jiffies
     say(why, "bfqq[{}] deactivated", t_.workload().procs[std::size_t(q)].name);
   } else {
     qb(s, q, kStart) = u8(served_to);
