@@ -417,3 +417,52 @@ TEST_CASE("bfq explorer: conservation, deadlock and the shadow comparison") {
   const BM same(variant_index("refactor"), params(t), shipped_workload(fr));
   CHECK(verdict(same, BM::Conservation) == kHolds);
 }
+
+// bfq_serv_to_charge: an async request costs 10x its sectors in 4.13/4.14,
+// 3x in 4.19 (better-to-idle); a sync one its sectors.
+TEST_CASE("bfq steps: async charge factor per version") {
+  const Workload w = wl(R"(
+device depth=1 slot=1 spindles=1 rotational=1
+proc writer dir=W sync=0 reqs=100:2,102:2
+)");
+  const Actors a{1};
+  for (const char* vname : {"v4.13", "refactor", "flash-boost", "better-to-idle"}) {
+    INFO(std::string(vname));
+    const BM m(variant_index(vname), params(Tun{}), w);
+    State s = m.initial();
+    s = run(m, s, step(0, BM::SUBMIT, 0));
+    s = run(m, s, step(0, BM::SUBMIT, 1));
+    s = run(m, s, step(a.disp(), BM::DISPATCH, 0));
+    const auto j = m.sched().json(s);
+    CHECK(j["queues"][0]["service"] == (std::string(vname) == "better-to-idle" ? 6 : 20));
+  }
+}
+
+// bfq_bfqq_charge_time (clock=1): a seeky sync queue that held the device
+// for a short time is charged max_budget * elapsed / timeout, more than it
+// was served; a raised queue is not.
+TEST_CASE("bfq steps: a slow queue is charged for its time") {
+  const Workload w = wl(R"(
+device depth=1 slot=1 spindles=1 rotational=1 service=2 seek=0
+proc rnd dir=R sync=1 think=3 reqs=0,50,100,150,200,250
+proc seq dir=R sync=1 delay=1 reqs=20,21,22,23
+)");
+  for (int ll : {0, 1}) {
+    Tun t;
+    t.clock = 1;
+    t.low_latency = ll;
+    t.wr_ticks = 200;  // raised for the whole run
+    const BM m(variant_index("refactor"), params(t), w);
+    // Run the first-step schedule until rnd's third request is expired.
+    State s = m.initial();
+    int charged = -1;
+    for (int i = 0; i < 200 && charged < 0; ++i) {
+      const auto succ = successors(m, s);
+      if (succ.empty()) break;
+      const std::string story = m.describe(s, succ[0].first);
+      if (story.find("bfq_bfqq_charge_time") != std::string::npos) charged = i;
+      s = succ[0].second;
+    }
+    CHECK((charged >= 0) == (ll == 0));
+  }
+}
