@@ -134,7 +134,44 @@ bool can(const BM& m, const State& s, int actor, int action, int arg = -1) {
   return false;
 }
 
+// A symbolic stand-in for z3::expr: no conversion to bool, so a decision
+// function that branches on a B (if, ?:, short-circuit tricks) does not
+// compile; the expression it builds is printed.
+struct Sym {
+  std::string e;
+};
+Sym operator&&(const Sym& a, const Sym& b) { return {"(" + a.e + " & " + b.e + ")"}; }
+Sym operator||(const Sym& a, const Sym& b) { return {"(" + a.e + " | " + b.e + ")"}; }
+Sym operator!(const Sym& a) { return {"!" + a.e}; }
+Sym operator>(const Sym& a, const Sym& b) { return {"(" + a.e + " > " + b.e + ")"}; }
+Sym ite(const Sym& c, const Sym& a, const Sym& b) {
+  return {"ite(" + c.e + ", " + a.e + ", " + b.e + ")"};
+}
+Sym bval(const Sym&, bool v) { return {v ? "true" : "false"}; }
+Sym ival(const Sym&, int v) { return {std::to_string(v)}; }
+
 }  // namespace
+
+TEST_CASE("bfq decide: the decision functions instantiate over a symbolic type") {
+  IdleInputs<Sym> in{{"sg"},   {"si0"}, {"sync"}, {"idlec"}, {"rot"}, {"noq"},  {"iob"},
+                     {"seeky"}, {"flag"}, {"wr"},   {"wrb"},   {"sym"}, {"burst"}};
+  CHECK(bfq_may_idle_v413(in).e.find("si0") == std::string::npos);
+  CHECK(bfq_may_idle_refactor(in).e.find("si0") != std::string::npos);
+  CHECK(bfq_may_idle_flash_boost(in).e.find("seeky") != std::string::npos);
+  CHECK(bfq_better_to_idle(in).e == bfq_may_idle_flash_boost(in).e);
+  CHECK(!bfq_must_idle_v413(Sym{"empty"}, in).e.empty());
+  CHECK(!bfq_must_idle_refactor(Sym{"empty"}, in).e.empty());
+  CHECK(!bfq_must_idle_flash_boost(Sym{"empty"}, in).e.empty());
+  FlagInputs<Sym, Sym> f{{"old"}, {"sync"}, {"idlec"}, {"split"}, {"ref"}, {"si0"},
+                         {"hwt"}, {"seeky"}, {"wr"},   {"valid"}, {"mean"}, {"slice"}};
+  CHECK(bfq_update_idle_window(f).e.find("hwt") != std::string::npos);
+  CHECK(bfq_update_has_short_ttime(f).e.find("hwt") == std::string::npos);
+  CHECK(!bfq_completion_action(Sym{"d0"}, Sym{"must"}, Sym{"tmo"}, Sym{"empty"}, Sym{"may"})
+             .e.empty());
+  CHECK(!bfq_select_action(Sym{"tmo"}, Sym{"wait"}, Sym{"must"}, Sym{"next"}, Sym{"over"},
+                           Sym{"disp"}, Sym{"may"})
+             .e.empty());
+}
 
 TEST_CASE("bfq decide: may_idle per version against the fact sheet's truth tables") {
   int diff_p1 = 0, diff_22 = 0;
