@@ -69,7 +69,7 @@ class DeadlineScheduler {
   int dispatch(SchedState& s, Why* why) const { return dd_dispatch_request(s, why); }
   bool has_work(const SchedState& s) const { return dd_has_work(s); }
   void completed(SchedState& s, int rq, Why* why) const { dd_finish_request(s, rq, why); }
-  void timer(SchedState&) const {}  // mq-deadline has no timer
+  void timer(SchedState&, Why*) const {}  // mq-deadline has no timer
   bool accounting_ok(const SchedState& s) const;
   int expire(int dir) const { return dir == READ ? read_expire_ : write_expire_; }
   int age_cap() const { return age_cap_; }

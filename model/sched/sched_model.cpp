@@ -289,7 +289,7 @@ void SchedModel<Sched>::blk_mq_requeue_request(State& s, int r, Why* why) const 
 }
 
 template <class Sched>
-void SchedModel<Sched>::jiffies_tick(State& s) const {
+void SchedModel<Sched>::jiffies_tick(State& s, Why* why) const {
   const State before = s;
   const int cap = sched_.age_cap();
   for (int r = 0; r < rq_.size(); ++r) {
@@ -304,7 +304,7 @@ void SchedModel<Sched>::jiffies_tick(State& s) const {
     if (think(s, p) > 0) think(s, p) = static_cast<std::uint8_t>(think(s, p) - 1);
   if (tracked_queued(before))
     wait_ticks(s) = static_cast<std::uint8_t>(std::min<int>(wait_ticks(s) + 1, wait_cap_));
-  sched_.timer(s);
+  sched_.timer(s, why);
 }
 
 template <class Sched>
@@ -456,6 +456,8 @@ std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
       for (int q = 0; q < rq_.size(); ++q)
         if (rq_.status(s, q) == St::Sched && rq_.age(s, q) + 1 == sched_.expire(rq_.dir(q)))
           what += fmt::format(" {} expires;", rq_.name(q));
+      jiffies_tick(n, &why);
+      if (!why.empty()) what += " " + why;
       return fmt::format("jiffies++ (requests age, the device works){}", what);
     }
     default:
@@ -581,5 +583,6 @@ nlohmann::json SchedModel<Sched>::state_json(const State& s) const {
 
 template class SchedModel<DeadlineScheduler>;
 template class SchedModel<NoneScheduler>;
+template class SchedModel<BfqScheduler>;
 
 }  // namespace blkmc::sched

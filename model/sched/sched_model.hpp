@@ -39,6 +39,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/sched/bfq.hpp"
 #include "model/sched/deadline.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
@@ -165,7 +166,7 @@ class SchedModel {
   void blk_mq_dispatch_hctx_list(State& s) const;
   void blk_mq_complete_request(State& s, int r, Why* why) const;
   void blk_mq_requeue_request(State& s, int r, Why* why) const;
-  void jiffies_tick(State& s) const;
+  void jiffies_tick(State& s, Why* why = nullptr) const;
   void issue_to_driver(State& s, int r) const;
   void renumber(State& s) const;
   bool same(const State& a, const State& b) const;
@@ -183,7 +184,9 @@ class SchedModel {
 
 using DeadlineModel = SchedModel<DeadlineScheduler>;
 using NoneModel = SchedModel<NoneScheduler>;
+using BfqModel = SchedModel<BfqScheduler>;
 extern template class SchedModel<DeadlineScheduler>;
+extern template class SchedModel<BfqScheduler>;
 extern template class SchedModel<NoneScheduler>;
 
 }  // namespace blkmc::sched

@@ -27,7 +27,7 @@
 //   int dispatch(SchedState&, Why*) const;         // a request id or -1
 //   bool has_work(const SchedState&) const;
 //   void completed(SchedState&, int rq, Why*) const;   // .finish_request
-//   void timer(SchedState&) const;                      // one tick passed
+//   void timer(SchedState&, Why*) const;                // one tick passed
 //   bool accounting_ok(const SchedState&) const;   // the books match reality
 //   int expire(int dir) const;                     // ticks (>= age_cap: never)
 //   int age_cap() const;
@@ -136,7 +136,7 @@ class NoneScheduler {
   int dispatch(SchedState& s, Why* why) const;
   bool has_work(const SchedState& s) const;
   void completed(SchedState&, int, Why*) const {}
-  void timer(SchedState&) const {}
+  void timer(SchedState&, Why*) const {}
   bool accounting_ok(const SchedState&) const { return true; }
   int expire(int) const { return 256; }  // no deadlines
   int age_cap() const { return 1; }
