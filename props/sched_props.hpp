@@ -41,8 +41,8 @@ enum SchedProp : int {
 inline std::vector<PropInfo> sched_props() {
   return {
       {"conservation", PropKind::Invariant,
-       "every request the scheduler hands out is one it holds, and its books (dd_queued: "
-       "inserted - completed per priority) match the requests inserted and not completed"},
+       "every request the scheduler hands out is one it holds, and its books match the requests "
+       "inserted and not completed (mq-deadline: dd_queued per priority; BFQ: busy queues)"},
       {"deadlock", PropKind::Deadlock, "some step is enabled until every request has completed"},
       {"progress", PropKind::Progress,
        "from every reachable state all requests can still complete (no request stuck forever)"},

@@ -434,25 +434,36 @@ proc reader dir=R sync=1 reqs=0
   }
 }
 
-TEST_CASE("bfq explorer: conservation, deadlock and the shadow comparison") {
+TEST_CASE("bfq explorer: conservation, deadlock, no orphan idling and the shadow comparison") {
   const int fr = shipped("bfq-flash-readers");
+  const int same_decisions = BM::FairRatio + 1, no_orphan = BM::FairRatio + 2;
+  REQUIRE(BM::static_info().props[std::size_t(same_decisions)].name == "same-decisions");
+  REQUIRE(BM::static_info().props[std::size_t(no_orphan)].name == "no-orphan-idling");
   for (int v = 0; v < 4; ++v) {
     Tun t;
     t.workload = fr;
     const BM m(v, params(t), shipped_workload(fr));
     CHECK(verdict(m, BM::Conservation) == kHolds);
     CHECK(verdict(m, BM::Deadlock) == kHolds);
+    CHECK(verdict(m, no_orphan) == kHolds);
+    CHECK(verdict(m, same_decisions) == kHolds);  // no shadow: nothing to compare
+    // An armed idle timer with no queue in service is what the check catches.
+    State bad = m.initial();
+    bad.b[m.sched().offset() + 1] = 2;
+    CHECK(m.violates(no_orphan, bad));
+    CHECK_FALSE(m.violates(BM::Conservation, bad));
   }
   // flash-boost against refactor's decisions, on a known non-queueing device.
   Tun t;
   t.workload = fr;
   t.shadow = variant_index("refactor");
   const BM m(variant_index("flash-boost"), params(t), shipped_workload(fr));
-  CHECK(verdict(m, BM::Conservation) == kViolated);
+  CHECK(verdict(m, same_decisions) == kViolated);
+  CHECK(verdict(m, BM::Conservation) == kHolds);  // a different decision loses nothing
   // refactor against itself: never differs.
   t.shadow = variant_index("refactor");
   const BM same(variant_index("refactor"), params(t), shipped_workload(fr));
-  CHECK(verdict(same, BM::Conservation) == kHolds);
+  CHECK(verdict(same, same_decisions) == kHolds);
 }
 
 // bfq_serv_to_charge: an async request costs 10x its sectors in 4.13/4.14,

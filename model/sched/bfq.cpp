@@ -786,9 +786,7 @@ void BfqScheduler::bfq_exit_icq(SchedState& s, int q, Why* why) const {
 // --- the books ---
 
 // Queued requests make their queue busy; the in-service queue is busy; a
-// busy queue out of service has requests; an armed idle timer belongs to an
-// in-service queue whose process still holds it ("no idling on a queue
-// without process references").
+// busy queue out of service has requests.
 bool BfqScheduler::accounting_ok(const SchedState& s) const {
   const int in = in_service(s);
   if (in >= nq_) return false;
@@ -797,9 +795,25 @@ bool BfqScheduler::accounting_ok(const SchedState& s) const {
     if (has && !busy(s, q)) return false;
     if (busy(s, q) && !has && q != in) return false;
   }
-  if (in >= 0 && !busy(s, in)) return false;
-  if (wait_request(s) && (in < 0 || !alive(s, in))) return false;
-  return !decision_differed(s);
+  return in < 0 || busy(s, in);
+}
+
+std::vector<PropInfo> BfqScheduler::extra_props() {
+  return {
+      {"same-decisions", PropKind::Invariant,
+       "with shadow=V: every idling and expiry decision equals what variant V's decision "
+       "functions (and V's idling flag) give on the same state (a patch that should change "
+       "nothing)"},
+      {"no-orphan-idling", PropKind::Invariant,
+       "the idle timer is armed only for the in-service queue of a process that still holds "
+       "it (no idling on a queue without process references)"},
+  };
+}
+
+bool BfqScheduler::violates_extra(int i, const SchedState& s) const {
+  if (i == 0) return decision_differed(s);
+  const int in = in_service(s);
+  return i == 1 && wait_request(s) && (in < 0 || !alive(s, in));
 }
 
 std::string BfqScheduler::summary(const SchedState& s) const {

@@ -111,6 +111,9 @@ class BfqScheduler {
   void completed(SchedState& s, int rq, Why* why) const { bfq_completed_request(s, rq, why); }
   void timer(SchedState& s, Why* why) const;
   bool accounting_ok(const SchedState& s) const;
+  // same-decisions (shadow=V), no-orphan-idling.
+  static std::vector<PropInfo> extra_props();
+  bool violates_extra(int i, const SchedState& s) const;
   int expire(int) const { return 256; }  // no request deadlines in the model
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
@@ -118,6 +121,7 @@ class BfqScheduler {
   std::vector<std::string> variable_names() const { return {"bfqd"}; }
 
   int variant() const { return variant_; }
+  std::size_t offset() const { return off_; }  // where its bytes start in the state
 
   // --- state: global bytes ---
   static constexpr std::size_t kG = 9, kQ = 12;

@@ -35,6 +35,8 @@ const ModelInfo& SchedModel<Sched>::static_info() {
     for (const auto& p : Sched::params()) m.params.push_back(p);
     m.variants = Sched::variants();
     m.props = sched_props();
+    if constexpr (HasExtraProps<Sched>)
+      for (const auto& x : Sched::extra_props()) m.props.push_back(x);
     m.actions = {"submit", "dispatch", "issue", "complete", "requeue", "tick"};
     return m;
   }();
@@ -378,6 +380,8 @@ bool SchedModel<Sched>::finished(const State& s) const {
 template <class Sched>
 bool SchedModel<Sched>::violates(int prop, const State& s) const {
   if (prop == Conservation) return ghost_err(s) != 0 || !sched_.accounting_ok(s);
+  if constexpr (HasExtraProps<Sched>)
+    if (prop > FairRatio) return sched_.violates_extra(prop - FairRatio - 1, s);
   return false;
 }
 

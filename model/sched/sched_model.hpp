@@ -50,6 +50,13 @@ namespace blkmc::sched {
 template <class M>
 class SchedObserver;  // model/sched/sim_observer.hpp
 
+// A scheduler with invariants of its own (BFQ's decision comparison, ...).
+template <class Sched>
+concept HasExtraProps = requires(const Sched& sc, const SchedState& s) {
+  { Sched::extra_props() } -> std::convertible_to<std::vector<PropInfo>>;
+  { sc.violates_extra(0, s) } -> std::convertible_to<bool>;
+};
+
 template <class Sched>
 class SchedModel {
  public:

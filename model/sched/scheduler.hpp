@@ -34,6 +34,9 @@
 //   std::string summary(const SchedState&) const;
 //   nlohmann::json json(const SchedState&) const;
 //   std::vector<std::string> variable_names() const;  // footprint variables
+// Optional, for properties of one scheduler only (after the generic ones):
+//   static std::vector<PropInfo> extra_props();    // Invariant properties
+//   bool violates_extra(int i, const SchedState&) const;  // i: index in extra_props()
 #pragma once
 
 #include <cstdint>
