@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -40,6 +41,67 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// `simulate MODEL VARIANT PARAMS RUN FIGURE EXPECTED`: one seeded run (RUN:
+// ticks=N,steps=N,seed=N or first, comma-separated) and one of its figures.
+struct SimRow {
+  std::string model, variant, params, run, figure;
+  double expected;
+  int line;
+};
+
+SimOptions parse_run(const std::string& name, int lineno, const std::string& run) {
+  SimOptions o;
+  o.progress = false;
+  o.max_steps = 1000000;
+  for (const auto& kv : split(run, ',')) {
+    if (kv == "first") {
+      o.random = false;
+      continue;
+    }
+    const auto eq = kv.find('=');
+    std::uint64_t v = 0;
+    const std::string val = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    const auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    const std::string key = kv.substr(0, eq);
+    if (eq == std::string::npos || ec != std::errc() || ptr != val.data() + val.size() ||
+        (key != "seed" && v == 0))
+      throw UsageError(fmt::format("{}:{}: RUN '{}': expected ticks=N, steps=N, seed=N or first",
+                                   name, lineno, kv));
+    if (key == "ticks") o.max_ticks = v;
+    else if (key == "steps") o.max_steps = v;
+    else if (key == "seed") o.seed = v;
+    else
+      throw UsageError(fmt::format("{}:{}: RUN '{}': expected ticks=N, steps=N, seed=N or first",
+                                   name, lineno, kv));
+  }
+  return o;
+}
+
+// FIGURE: a top-level figure (per_1000, completed, seek_distance, ...),
+// latency.P, or PROCESS.FIELD (PROCESS.latency.P) of the named process.
+std::optional<double> figure_value(const nlohmann::json& f, const std::string& figure) {
+  const nlohmann::json* at = &f;
+  for (const auto& part : split(figure, '.')) {
+    if (at->is_object() && at->contains(part)) {
+      at = &(*at)[part];
+      continue;
+    }
+    const nlohmann::json* proc = nullptr;
+    if (at == &f && f.contains("processes"))
+      for (const auto& p : f["processes"])
+        if (p.value("name", "") == part) proc = &p;
+    if (!proc) return std::nullopt;
+    at = proc;
+  }
+  if (!at->is_number()) return std::nullopt;
+  return at->get<double>();
+}
+
+std::string number_text(double v) {
+  return v == static_cast<double>(static_cast<long long>(v)) ? fmt::format("{}", static_cast<long long>(v))
+                                                            : fmt::format("{:.1f}", v);
+}
+
 // EXPECTED: a verdict, or a maximum (a decimal integer) for a maximize
 // property without a bound.
 Expect parse_expect(const ModelLookup& lookup, const std::string& name, int lineno,
@@ -76,6 +138,7 @@ Expect parse_expect(const ModelLookup& lookup, const std::string& name, int line
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
               const ModelLookup& lookup) {
   std::vector<Group> groups;
+  std::vector<SimRow> sims;
   std::vector<std::pair<std::string, int>> replays;
   std::string line;
   int lineno = 0;
@@ -97,9 +160,18 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
         g = &groups.back();
       }
       g->expects.push_back(parse_expect(lookup, name, lineno, w[1], w[4], w[5]));
+    } else if (w[0] == "simulate" && w.size() == 7) {
+      parse_run(name, lineno, w[4]);
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(w[6].data(), w[6].data() + w[6].size(), v);
+      if (ec != std::errc() || ptr != w[6].data() + w[6].size())
+        throw UsageError(fmt::format("{}:{}: expected figure '{}' is not a number", name, lineno, w[6]));
+      lookup(w[1]);  // an unknown model fails before anything runs
+      sims.push_back({w[1], w[2], w[3], w[4], w[5], v, lineno});
     } else {
       throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
-                                   "VERDICT' or 'replay FILE'",
+                                   "VERDICT', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE' "
+                                   "or 'replay FILE'",
                                    name, lineno));
     }
   }
@@ -171,6 +243,39 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
                        "seconds", "steps", true},
                       "ok");
     for (const Row& r : table) std::cout << row(r, r.ok ? "ok" : "MISMATCH");
+  }
+  // Simulation figures: one run per model/variant/params/run.
+  std::map<std::string, SimOutcome> runs;
+  for (const SimRow& r : sims) {
+    ++rows;
+    const std::string key = r.model + " " + r.variant + " " + r.params + " " + r.run;
+    std::string found;
+    bool ok = false;
+    try {
+      auto it = runs.find(key);
+      if (it == runs.end()) {
+        const ModelHandle& mh = lookup(r.model);
+        const std::vector<std::string> params =
+            r.params == "-" ? std::vector<std::string>{} : split(r.params, ',');
+        it = runs.emplace(key, mh.simulate(r.variant, resolve_params(mh.info(), params),
+                                           parse_run(name, r.line, r.run)))
+                 .first;
+      }
+      const auto v = figure_value(it->second.figures, r.figure);
+      if (v) {
+        found = number_text(*v);
+        ok = std::abs(*v - r.expected) < 0.05;
+      } else {
+        found = "no such figure";
+      }
+    } catch (const std::exception& ex) {
+      found = ex.what();
+    }
+    failures += !ok;
+    if (!markdown)
+      std::cout << fmt::format("simulate {} {} {} {} {:<24} expected {:<8} found {:<8}  {}\n",
+                               r.model, r.variant, r.params, r.run, r.figure,
+                               number_text(r.expected), found, ok ? "ok" : "MISMATCH");
   }
   for (const auto& [file, ln] : replays) {
     ++rows;
