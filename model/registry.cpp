@@ -21,8 +21,9 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<SbitmapModel> sbitmap;
   static const ModelAdapter<sched::DeadlineModel> deadline;
   static const ModelAdapter<sched::NoneModel> none;
+  static const ModelAdapter<sched::CfqModel> cfq;
   static const std::vector<const ModelHandle*> models{&tags,    &inflight, &integrity, &workqueue,
-                                                      &sbitmap, &deadline, &none};
+                                                      &sbitmap, &deadline, &none, &cfq};
   return models;
 }
 

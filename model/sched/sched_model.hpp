@@ -39,6 +39,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/sched/cfq.hpp"
 #include "model/sched/deadline.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
@@ -183,8 +184,10 @@ class SchedModel {
 
 using DeadlineModel = SchedModel<DeadlineScheduler>;
 using NoneModel = SchedModel<NoneScheduler>;
+using CfqModel = SchedModel<CfqScheduler>;
 extern template class SchedModel<DeadlineScheduler>;
 extern template class SchedModel<NoneScheduler>;
+extern template class SchedModel<CfqScheduler>;
 
 }  // namespace blkmc::sched
 
