@@ -1,9 +1,12 @@
-# Seed 004's outlier, scaled down: on a 4-disk RAID-0, `early` starts
-# alone, queues 4 strictly seeky requests (deep) and produces the device's
-# fast samples; `late` starts after the device is judged fast, so with
-# deep-fix-v2 it is never marked deep while early keeps its stale flag.
-device depth=4 slot=1 spindles=4 rotational=1 service=2 seek=4
+# Seed 004's outlier, scaled down: an array that serves 8 requests at once
+# (RAID-0 behind a controller, one tick per request: faster than a jiffy
+# per request, as the patch assumes at HZ=250). `early` starts alone,
+# queues 4 strictly seeky requests (deep) and produces the device's fast
+# samples; late0 and late1 start once the device is judged fast, so with
+# deep-fix-v2 they are never marked deep, while early keeps its stale flag.
+device depth=8 slot=1 spindles=8 rotational=1 service=1 seek=0
 proc early dir=R sync=0 cyclic=1 reqs=0,16,32,48
-proc late dir=R sync=0 cyclic=1 delay=12 reqs=128,144,160,176
-track late:0
-fair early late
+proc late0 dir=R sync=0 cyclic=1 delay=10 reqs=96,112,128,144
+proc late1 dir=R sync=0 cyclic=1 delay=10 reqs=192,208,224,240
+track early:0
+fair early late0

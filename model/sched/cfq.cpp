@@ -81,10 +81,10 @@ std::vector<ParamInfo> CfqScheduler::params() {
       {"fast_valid", 2, 1, 50,
        "deep-fix: fast samples that make CFQD_FAST (kernel sample_valid: 81)"},
       {"ghost_check", 0, 0, 2,
-       "extra ghost check reported through conservation: 1 = no queue stays deep for "
-       "ghost_ticks ticks while the device is judged fast; 2 = the device is not still judged "
-       "fast after ghost_ticks slow samples in a row (the detector runs as a ghost in every "
-       "variant when set)"},
+       "extra ghost check reported through conservation: 1 = no deep flag set before the "
+       "device was judged fast (CFQD_FAST) stays set for ghost_ticks ticks (seed 004 concern "
+       "1); 2 = the device is not still judged fast after ghost_ticks slow samples in a row "
+       "(concern 2); when set, the fast-device detector runs as a ghost in every variant"},
       {"ghost_ticks", 8, 1, 255, "the bound of ghost_check"},
   };
 }
@@ -601,6 +601,11 @@ void CfqScheduler::cfq_fast_device_detect_end(SchedState& s, int q, Why* why) co
   const bool fast = cfq::fast_sample<bool, int>(sample_elapsed(s, q), sample_count(s, q));
   const bool was_fast = device_fast(s);
   if (fast) s.b[off_ + 11] = sat(fast_samples(s) + 1, fast_valid_);
+  if (ghost_ == 1 && !was_fast && device_fast(s)) {
+    // Ghost: the deep flags set before the device was judged fast.
+    for (int o = 0; o < nq_; ++o)
+      if (qflag(s, o, kDeep)) s.b[off_ + 14] = std::uint8_t(s.b[off_ + 14] | (1 << o));
+  }
   if (ghost_ == 2 && was_fast) s.b[off_ + 12] = fast ? 0 : sat(ghost(s) + 1);
   say(why, "fast device detection: {} drained {} strictly seeky request(s) in {} tick(s): {} "
       "sample ({} of {}{})",
@@ -778,9 +783,13 @@ void CfqScheduler::timer(SchedState& s) const {
   }
   if (workload_left(s)) s.b[off_ + 7] = std::uint8_t(workload_left(s) - 1);
   if (ghost_ == 1) {
-    bool deep = false;
-    for (int q = 0; q < nq_; ++q) deep = deep || qflag(s, q, kDeep);
-    s.b[off_ + 12] = (deep && device_fast(s)) ? sat(ghost(s) + 1) : 0;
+    // Ghost: ticks during which a deep flag set before the device was
+    // judged fast is still set (a cleared flag leaves the mask).
+    std::uint8_t stale = 0;
+    for (int q = 0; q < nq_; ++q)
+      if (qflag(s, q, kDeep)) stale = std::uint8_t(stale | (s.b[off_ + 14] & (1 << q)));
+    s.b[off_ + 14] = stale;
+    s.b[off_ + 12] = stale ? sat(ghost(s) + 1) : 0;
   }
   if (idle_timer(s)) {
     s.b[off_ + 5] = std::uint8_t(idle_timer(s) - 1);
@@ -832,7 +841,12 @@ std::string CfqScheduler::summary(const SchedState& s) const {
                      kWl[serving_type(s)], int(workload_left(s)) - 1, hw_tag(s));
   if (detector_runs())
     out += fmt::format(" fast_samples={}{}", fast_samples(s), device_fast(s) ? " FAST" : "");
-  if (ghost_) out += fmt::format(" ghost={}", ghost(s));
+  if (ghost_ == 1) {
+    out += fmt::format(" stale_deep_ticks={}", ghost(s));
+    for (int q = 0; q < nq_; ++q)
+      if (s.b[off_ + 14] & (1 << q)) out += fmt::format(" (stale deep: {})", qname(q));
+  }
+  if (ghost_ == 2) out += fmt::format(" slow_samples_since_fast={}", ghost(s));
   for (int q = 0; q < nq_; ++q) out += fmt::format(" {}[{}]", qname(q), qtext(s, q));
   return out;
 }

@@ -102,6 +102,8 @@ class CfqScheduler {
   std::uint8_t fast_samples(const SchedState& s) const { return s.b[off_ + 11]; }
   std::uint8_t ghost(const SchedState& s) const { return s.b[off_ + 12]; }
   std::uint8_t last_position(const SchedState& s) const { return s.b[off_ + 13]; }
+  // Ghost (ghost_check=1): the queues whose deep flag predates CFQD_FAST.
+  std::uint8_t stale_deep(const SchedState& s) const { return s.b[off_ + 14]; }
   // --- per queue (one per process) ---
   std::uint8_t qflags(const SchedState& s, int q) const { return s.b[qo(q)]; }
   bool qflag(const SchedState& s, int q, std::uint8_t f) const { return s.b[qo(q)] & f; }
