@@ -179,12 +179,12 @@ int CfqScheduler::busy_queues(const SchedState& s, int prio, int type) const {
 int CfqScheduler::tree_count(const SchedState& s, int prio, int type) const {
   return busy_queues(s, prio, prio == IDLE ? -1 : type);
 }
-// nr_tasks: a finite process that has submitted its last request has exited.
+// nr_tasks: a finite process whose every request has completed has exited.
 bool CfqScheduler::has_task(const SchedState& s, int q) const {
   const WlProc& p = t_.workload().procs[std::size_t(q)];
   if (p.cyclic) return true;
   for (int r = p.first; r < p.first + p.count; ++r)
-    if (t_.status(s, r) == St::Idle) return true;
+    if (t_.status(s, r) != St::Done) return true;
   return false;
 }
 int CfqScheduler::seek_mean(const SchedState& s, int q) const {

@@ -36,7 +36,9 @@
 // 2.6.33 noidle_tree_requires_idle test always passes at completion); the
 // per-tree and per-group think times of 3.1 are never "big"; the async
 // depth limit from last_delayed_sync is left out; a process has "no task"
-// once it has submitted its last request (finite processes exit).
+// once its last request has completed (finite processes exit). The idle
+// timer needs the clock: with clock=0 an idling CFQ never resumes
+// (deadlock/progress are checked with clock=1).
 #pragma once
 
 #include "model/sched/scheduler.hpp"
