@@ -2,8 +2,9 @@
 # (RAID-0 behind a controller, one tick per request: faster than a jiffy
 # per request, as the patch assumes at HZ=250). `early` starts alone,
 # queues 4 strictly seeky requests (deep) and produces the device's fast
-# samples; late0 and late1 start once the device is judged fast, so with
-# deep-fix-v2 they are never marked deep, while early keeps its stale flag.
+# samples; late0 and late1 start 10 ticks later. With deep-fix-v2, when the
+# device was judged fast before they queued 4 requests, they are never
+# marked deep, while early keeps its stale flag (SYNC tree, idled on alone).
 device depth=8 slot=1 spindles=8 rotational=1 service=1 seek=0
 proc early dir=R sync=0 cyclic=1 reqs=0,16,32,48
 proc late0 dir=R sync=0 cyclic=1 delay=10 reqs=96,112,128,144
