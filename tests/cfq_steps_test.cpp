@@ -334,3 +334,26 @@ TEST_CASE("cfq: explorer verdicts on small workloads") {
   const auto r = explore(m, opt);
   CHECK(r.props[0].verdict == Verdict::Violated);
 }
+
+// cfq_may_dispatch: 2.6.33 (and the seed 001 rework on it) stops a queue at
+// cfq_quantum (4) in flight while another queue is busy; 3.1 promotes the
+// only busy sync queue past its quantum/2 limit.
+TEST_CASE("cfq: 2.6.33-based variants stop at the quantum, 3.1 promotes the sole sync queue") {
+  const Workload wl = parse_workload(
+      "device depth=8 slot=1 spindles=8 rotational=1 service=1\n"
+      "proc r dir=R sync=0 reqs=0,16,32,48,64,80\n"
+      "proc w dir=W sync=0 reqs=200\n",
+      "t");
+  for (const char* v : kVariants) {
+    const int var = variant_index(v);
+    const CM m(var, cfq_params({{"clock", 1}}), wl);
+    State s = m.initial();
+    for (int i = 0; i < 6; ++i) s = take(m, s, 0, CM::SUBMIT);
+    s = take(m, s, 1, CM::SUBMIT);
+    for (int i = 0; i < 4; ++i) s = take(m, s, m.dispatcher(), CM::DISPATCH);
+    INFO(std::string(v) << ": " << m.summary(s));
+    REQUIRE(m.sched().active(s) == 0);
+    REQUIRE(m.sched().dispatched(s, 0) == 4);
+    CHECK(can(m, s, m.dispatcher(), CM::DISPATCH) == m.sched().v31());
+  }
+}
