@@ -145,9 +145,11 @@ void CfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) cons
   qb(s, q, 0) = std::uint8_t(on ? (qb(s, q, 0) | f) : (qb(s, q, 0) & ~f));
 }
 
+// queued[0] + queued[1]: requests in CFQ's sort lists (not the request
+// queue's dispatch list of requeues and at-head inserts).
 int CfqScheduler::queued(const SchedState& s, int q) const {
   int n = 0;
-  for (int r = 0; r < t_.size(); ++r) n += t_.info(r).proc == q && t_.queued(s, r);
+  for (int r = 0; r < t_.size(); ++r) n += t_.info(r).proc == q && t_.status(s, r) == St::Sched;
   return n;
 }
 int CfqScheduler::dispatched(const SchedState& s, int q) const {
@@ -166,7 +168,7 @@ int CfqScheduler::in_driver(const SchedState& s, int sync) const {
 }
 int CfqScheduler::rq_queued(const SchedState& s) const {
   int n = 0;
-  for (int r = 0; r < t_.size(); ++r) n += t_.queued(s, r);
+  for (int r = 0; r < t_.size(); ++r) n += t_.status(s, r) == St::Sched;
   return n;
 }
 int CfqScheduler::busy_queues(const SchedState& s, int prio, int type) const {
@@ -223,7 +225,11 @@ bool CfqScheduler::cfq_should_idle(const SchedState& s, int q) const {
                                      tree_count(s, prio, tree_type(s, q)), sync_q(q), false);
 }
 
-bool CfqScheduler::has_work(const SchedState& s) const { return rq_queued(s) > 0; }
+bool CfqScheduler::has_work(const SchedState& s) const {
+  for (int r = 0; r < t_.size(); ++r)
+    if (t_.queued(s, r)) return true;
+  return false;
+}
 
 std::string CfqScheduler::qname(int q) const { return t_.workload().procs[std::size_t(q)].name; }
 
@@ -408,7 +414,7 @@ void CfqScheduler::cfq_set_active_queue(SchedState& s, int q, Why* why) const {
   s.b[off_ + 5] = 0;  // cfq_del_timer
   set_qflag(s, q, kWaitRequest, false);
   set_qflag(s, q, kMustDispatch, false);
-  if (fast_rule()) set_qflag(s, q, kSampling, false);  // seeky_dispatch_start = 0
+  if (detector_runs()) set_qflag(s, q, kSampling, false);  // seeky_dispatch_start = 0
   say(why, "cfq_set_active_queue: {} ({} {} tree{}{})", qname(q), kPrio[qprio(q)],
       kWl[tree_type(s, q)], qflag(s, q, kDeep) ? ", deep" : "",
       qflag(s, q, kIdleWindow) ? ", idle_window" : "");
