@@ -245,12 +245,24 @@ void CfqScheduler::renumber(SchedState& s) const {
 }
 
 // cfq_service_tree_add: the queue's tree from its current type; key = now
-// (+ offset - resid, ignored): the back; add_front: before every key.
+// (+ offset - resid, ignored): the back. add_front (preemption): the kernel's
+// key is the tree's first key - HZ; the model puts the queue at the place of
+// its tree's first queue (before it), without the extra HZ lead over the
+// other trees' queues (an empty tree: before everything).
 void CfqScheduler::cfq_service_tree_add(SchedState& s, int q, bool front) const {
   if (front) {
+    const int type = cfqq_type(s, q);
+    int at = 1;
+    bool found = false;
     for (int o = 0; o < nq_; ++o)
-      if (order(s, o) && o != q) qb(s, o, 1) = std::uint8_t(qb(s, o, 1) + 1);
-    qb(s, q, 1) = std::uint8_t((cfqq_type(s, q) << 6) | 1);
+      if (order(s, o) && qprio(o) == qprio(q) && (qprio(q) == IDLE || tree_type(s, o) == type) &&
+          (!found || order(s, o) < at)) {
+        at = order(s, o);
+        found = true;
+      }
+    for (int o = 0; o < nq_; ++o)
+      if (order(s, o) >= at && o != q) qb(s, o, 1) = std::uint8_t(qb(s, o, 1) + 1);
+    qb(s, q, 1) = std::uint8_t((type << 6) | at);
   } else {
     qb(s, q, 1) = std::uint8_t((cfqq_type(s, q) << 6) | 31);
   }

@@ -29,8 +29,9 @@
 //
 // Abstractions (all documented in the variants and params): time in ticks
 // and every tunable scaled down; the rb_key of a service tree is the order
-// of insertion (slice_offset and slice_resid ignored; preemption inserts at
-// the front); busy_queues_avg is the current busy count; within a queue,
+// of insertion (slice_offset and slice_resid ignored; a preempting queue goes
+// before the first queue of its own tree, without the kernel's HZ lead over the
+// other trees); busy_queues_avg is the current busy count; within a queue,
 // requests go in fifo order (no cfq_choose_req, no fifo expiry); no queue
 // merging or close cooperators; no REQ_NOIDLE / REQ_META requests (so the
 // 2.6.33 noidle_tree_requires_idle test always passes at completion); the
