@@ -21,8 +21,7 @@ namespace {
 
 using CM = CfqModel;
 using State = SchedState;
-const char* const kVariants[] = {"2.6.33", "seeky-rework", "3.1-rc5", "deep-fix-v1",
-                                 "deep-fix-v2"};
+const char* const kVariants[] = {"2.6.33", "seeky-rework", "3.1-rc5", "deep-fix-v1", "deep-fix-v2"};
 
 Params cfq_params(std::vector<std::pair<std::string, int>> over = {}) {
   Params p;
@@ -63,8 +62,8 @@ bool can(const CM& m, const State& s, int actor, int action) {
 
 // --- plain truth tables (the fact sheet's formulas, written with if) ---
 
-bool tt_idle_window(bool old_idle, bool task, int slice_idle, bool deep, bool seeky,
-                    bool tt_valid, int tt_mean) {
+bool tt_idle_window(bool old_idle, bool task, int slice_idle, bool deep, bool seeky, bool tt_valid,
+                    int tt_mean) {
   if (!task || slice_idle == 0 || (!deep && seeky)) return false;
   if (tt_valid) return tt_mean <= slice_idle;
   return old_idle;
@@ -88,7 +87,8 @@ TEST_CASE("cfq: decision templates match the fact sheet's formulas") {
   using namespace blkmc::sched::cfq;
   // 2.6.33: seek_mean > thr, only with valid samples.
   for (bool valid : {false, true})
-    for (int mean : {0, 8, 9, 200}) CHECK(seeky_mean_v2633<bool, int>(valid, mean, 8) == (valid && mean > 8));
+    for (int mean : {0, 8, 9, 200})
+      CHECK(seeky_mean_v2633<bool, int>(valid, mean, 8) == (valid && mean > 8));
   // 3.1: non-rot by size, rotational by distance.
   for (bool nonrot : {false, true})
     for (int size : {1, 2, 3})
@@ -220,7 +220,7 @@ TEST_CASE("cfq: only 3.1-rc5 un-deepens a seeky queue found empty early in its s
     for (int i = 0; i < 4; ++i) s = take(m, s, m.dispatcher(), CM::DISPATCH);
     REQUIRE(m.sched().active(s) == 0);
     s = take(m, s, m.clock_actor(), CM::TICK);  // b's delay passes; a's requests finish
-    s = take(m, s, 1, CM::SUBMIT);               // b queues: the dispatcher runs again
+    s = take(m, s, 1, CM::SUBMIT);              // b queues: the dispatcher runs again
     // A NULL dispatch is a step only if it changed CFQ's state.
     if (can(m, s, m.dispatcher(), CM::DISPATCH)) s = take(m, s, m.dispatcher(), CM::DISPATCH);
     INFO("after " << m.summary(s));
@@ -269,8 +269,8 @@ TEST_CASE("cfq: deep-fix-v2 marks no new deep queue once the device is fast") {
   const int w = shipped("cfq-deep-stale");
   for (const char* v : {"3.1-rc5", "deep-fix-v2"}) {
     const int var = variant_index(v);
-    const CM m(var, cfq_params({{"workload", w}, {"clock", 1}, {"seek_window", 4},
-                                {"fast_valid", 1}}));
+    const CM m(var,
+               cfq_params({{"workload", w}, {"clock", 1}, {"seek_window", 4}, {"fast_valid", 1}}));
     // One schedule: completions first, then blk-mq, then submissions, then
     // the clock; run until late0 has queued 4 requests.
     State s = m.initial();
@@ -324,10 +324,13 @@ TEST_CASE("cfq: explorer verdicts on small workloads") {
       }
     }
   // Seed 004 concern 2: fast samples never expire (deep-fix-v2), shortest trace.
-  const CM m(variant_index("deep-fix-v2"),
-             cfq_params({{"workload", shipped("cfq-fast-stale")}, {"clock", 1}, {"wait_cap", 1},
-                         {"seek_window", 4}, {"fast_valid", 1}, {"ghost_check", 2},
-                         {"ghost_ticks", 2}}));
+  const CM m(variant_index("deep-fix-v2"), cfq_params({{"workload", shipped("cfq-fast-stale")},
+                                                       {"clock", 1},
+                                                       {"wait_cap", 1},
+                                                       {"seek_window", 4},
+                                                       {"fast_valid", 1},
+                                                       {"ghost_check", 2},
+                                                       {"ghost_ticks", 2}}));
   SearchOptions opt;
   opt.progress = false;
   opt.props = {0};

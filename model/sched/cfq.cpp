@@ -1,9 +1,9 @@
 #include "model/sched/cfq.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
-
-#include <fmt/format.h>
 
 #include "model/sched/cfq_decide.hpp"
 
@@ -68,8 +68,7 @@ std::vector<ParamInfo> CfqScheduler::params() {
       {"seek_thr", 8, 0, 255,
        "3.1 CFQQ_SEEK_THR: a request farther than this many sectors from the last is seeky "
        "(kernel 800 sectors)"},
-      {"seek_mean_thr", 8, 0, 255,
-       "2.6.33 CFQQ_SEEK_THR on the seek mean (kernel 8192 sectors)"},
+      {"seek_mean_thr", 8, 0, 255, "2.6.33 CFQQ_SEEK_THR on the seek mean (kernel 8192 sectors)"},
       {"nonrot_size", 2, 0, 255,
        "CFQQ_SECT_THR_NONROT: on a non-rotational device a request smaller than this is seeky "
        "(kernel 64 sectors)"},
@@ -127,7 +126,7 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
 // an idle window (idle class excepted), slice_new on no active queue.
 void CfqScheduler::init(SchedState& s) const {
   for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
-  s.b[off_ + 8] = 255;                                   // hw_tag = -1
+  s.b[off_ + 8] = 255;                                    // hw_tag = -1
   s.b[off_ + 6] = std::uint8_t(SYNC_NOIDLE | (BE << 2));  // kzalloc'd serving type/prio
   for (int q = 0; q < nq_; ++q)
     if (sync_q(q) && qprio(q) != IDLE) qb(s, q, 0) = kIdleWindow;
@@ -319,16 +318,16 @@ void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
   if (qflag(s, q, kHasPos)) sdist = std::abs(pos - last_pos(s, q));
   if (history_seek()) {
     // 3.1: seek_history <<= 1, the new bit by size (non-rot) or distance.
-    const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational,
-                                                  t_.info(rq).size, sdist, nonrot_size_, seek_thr_);
+    const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational, t_.info(rq).size,
+                                                  sdist, nonrot_size_, seek_thr_);
     const int mask = (1 << seek_window_) - 1;
     qb(s, q, 3) = std::uint8_t(((seek_history(s, q) << 1) | int(bit)) & mask);
     return;
   }
   // 2.6.33: clamp, then EWMA of samples and total; mean = total / samples.
   const int mean = seek_mean(s, q);
-  const int clamp = seek_samples(s, q) <= 60 ? 4 * mean + 256 * seek_mean_thr_
-                                             : 4 * mean + 16 * seek_mean_thr_;
+  const int clamp =
+      seek_samples(s, q) <= 60 ? 4 * mean + 256 * seek_mean_thr_ : 4 * mean + 16 * seek_mean_thr_;
   sdist = std::min(sdist, clamp);
   const int n = (7 * seek_samples(s, q) + 256) / 8;
   const int total = (7 * seek_total(s, q) + 256 * sdist) / 8;
@@ -347,9 +346,9 @@ void CfqScheduler::cfq_update_idle_window(SchedState& s, int q, Why* why) const 
         fast_rule() ? " (device not judged fast)" : "");
   }
   const bool sk = seeky(s, q);
-  const bool idle = cfq::idle_window_next<bool, int>(old_idle, has_task(s, q), slice_idle_,
-                                                     qflag(s, q, kDeep), sk, ttime_valid(s, q),
-                                                     ttime_mean(s, q));
+  const bool idle =
+      cfq::idle_window_next<bool, int>(old_idle, has_task(s, q), slice_idle_, qflag(s, q, kDeep),
+                                       sk, ttime_valid(s, q), ttime_mean(s, q));
   if (idle != old_idle) {
     set_qflag(s, q, kIdleWindow, idle);
     say(why, "cfq_update_idle_window: {} idle_window {} ({}{}think time {}{})", qname(q),
@@ -625,10 +624,11 @@ void CfqScheduler::cfq_fast_device_detect_end(SchedState& s, int q, Why* why) co
       if (qflag(s, o, kDeep)) s.b[off_ + 14] = std::uint8_t(s.b[off_ + 14] | (1 << o));
   }
   if (ghost_ == 2 && was_fast) s.b[off_ + 12] = fast ? 0 : sat(ghost(s) + 1);
-  say(why, "fast device detection: {} drained {} strictly seeky request(s) in {} tick(s): {} "
+  say(why,
+      "fast device detection: {} drained {} strictly seeky request(s) in {} tick(s): {} "
       "sample ({} of {}{})",
-      qname(q), sample_count(s, q), sample_elapsed(s, q), fast ? "fast" : "slow",
-      fast_samples(s), fast_valid_, device_fast(s) ? ", the device is judged fast" : "");
+      qname(q), sample_count(s, q), sample_elapsed(s, q), fast ? "fast" : "slow", fast_samples(s),
+      fast_valid_, device_fast(s) ? ", the device is judged fast" : "");
   set_qflag(s, q, kSampling, false);
   qb(s, q, 10) = qb(s, q, 11) = 0;
 }
@@ -840,8 +840,10 @@ std::string CfqScheduler::qtext(const SchedState& s, int q) const {
   if (seeky(s, q)) f += " seeky";
   if (qflag(s, q, kWaitRequest)) f += " wait_request";
   if (qflag(s, q, kMustDispatch)) f += " must_dispatch";
-  if (ttime_samples(s, q)) f += fmt::format(" tt={}{}", ttime_mean(s, q), ttime_valid(s, q) ? "" : "?");
-  if (qflag(s, q, kSampling)) f += fmt::format(" sampling {}/{}", sample_elapsed(s, q), sample_count(s, q));
+  if (ttime_samples(s, q))
+    f += fmt::format(" tt={}{}", ttime_mean(s, q), ttime_valid(s, q) ? "" : "?");
+  if (qflag(s, q, kSampling))
+    f += fmt::format(" sampling {}/{}", sample_elapsed(s, q), sample_count(s, q));
   return f.empty() ? "-" : f;
 }
 
