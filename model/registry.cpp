@@ -22,8 +22,9 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<sched::DeadlineModel> deadline;
   static const ModelAdapter<sched::NoneModel> none;
   static const ModelAdapter<sched::BfqModel> bfq;
+  static const ModelAdapter<sched::CfqModel> cfq;
   static const std::vector<const ModelHandle*> models{
-      &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq};
+      &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};
   return models;
 }
 

@@ -588,5 +588,6 @@ nlohmann::json SchedModel<Sched>::state_json(const State& s) const {
 template class SchedModel<DeadlineScheduler>;
 template class SchedModel<NoneScheduler>;
 template class SchedModel<BfqScheduler>;
+template class SchedModel<CfqScheduler>;
 
 }  // namespace blkmc::sched

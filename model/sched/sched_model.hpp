@@ -40,6 +40,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/sched/bfq.hpp"
+#include "model/sched/cfq.hpp"
 #include "model/sched/deadline.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
@@ -192,9 +193,11 @@ class SchedModel {
 using DeadlineModel = SchedModel<DeadlineScheduler>;
 using NoneModel = SchedModel<NoneScheduler>;
 using BfqModel = SchedModel<BfqScheduler>;
+using CfqModel = SchedModel<CfqScheduler>;
 extern template class SchedModel<DeadlineScheduler>;
 extern template class SchedModel<BfqScheduler>;
 extern template class SchedModel<NoneScheduler>;
+extern template class SchedModel<CfqScheduler>;
 
 }  // namespace blkmc::sched
 

@@ -1,0 +1,199 @@
+// model/sched/cfq: the CFQ I/O scheduler (block/cfq-iosched.c, 2.6.33 and
+// 3.1), one cfq_group, over the blk-mq device of model/sched.
+//
+// Mirrors (docs/bfq-cfq-facts.md part B; the decisions are templates in
+// cfq_decide.hpp): one cfq_queue per process (a process that reads, or a
+// sync=1 one, has a sync queue: CFQ treats reads and O_DIRECT writes as
+// sync; sync=0 readers stand for aio O_DIRECT submitters that keep several
+// requests outstanding); the service trees per class (RT, BE, IDLE) and
+// workload type (ASYNC, SYNC_NOIDLE, SYNC), a queue's tree chosen from its
+// idle_window when it is (re)inserted; cfq_choose_wl / choose_service_tree
+// with the workload slice (target_latency * count / busy, async scaled by
+// slice_async/slice_sync, at least 2*slice_idle, at least 2 ticks);
+// cfq_select_queue per version (2.6.33 and 3.1 orders, wait_busy, the 3.1
+// un-deepening block and group_idle); the time slice set at the first
+// completion (cfq_set_prio_slice with low_latency scaling); cfq_may_dispatch
+// per version (quantum 4 / 8, the sync/async in-flight rules, promote_sync,
+// slice_used_soon); the async / idle-class expiry after dispatch; think time
+// (elapsed since the last sync completion, capped at 2*slice_idle, the
+// kernel's EWMA with samples 32, 60, 84.. valid at the 3rd); seek detection
+// (2.6.33: the EWMA seek mean against seek_mean_thr once valid; 3.1 and
+// seeky-rework: a history of seek_window bits, distance > seek_thr on a
+// rotational device, size < nonrot_size on a non-rotational one, SEEKY when
+// more than seeky_bits are set); the deep flag and idle_window
+// (cfq_update_idle_window); cfq_should_idle, cfq_arm_slice_timer, the idle
+// slice timer (which clears deep), cfq_should_wait_busy; hw_tag detection
+// (cfq_update_hw_tag) and the non-rotational no-idling rule; preemption
+// (cfq_should_preempt rules 1-7, 9-12, cfq_preempt_queue); seed 000's fast
+// device detection (v2 code; v1 reconstructed, see variants()).
+//
+// Abstractions (all documented in the variants and params): time in ticks
+// and every tunable scaled down; the rb_key of a service tree is the order
+// of insertion (slice_offset and slice_resid ignored; a preempting queue goes
+// before the first queue of its own tree, without the kernel's HZ lead over the
+// other trees); busy_queues_avg is the current busy count; within a queue,
+// requests go in fifo order (no cfq_choose_req, no fifo expiry); no queue
+// merging or close cooperators; no REQ_NOIDLE / REQ_META requests (so the
+// 2.6.33 noidle_tree_requires_idle test always passes at completion); the
+// per-tree and per-group think times of 3.1 are never "big"; the async
+// depth limit from last_delayed_sync is left out; a process has "no task"
+// once its last request has completed (finite processes exit). The idle
+// timer needs the clock: with clock=0 an idling CFQ never resumes
+// (deadlock/progress are checked with clock=1).
+#pragma once
+
+#include "model/sched/scheduler.hpp"
+
+namespace blkmc::sched {
+
+class CfqScheduler {
+ public:
+  enum Variant : int { V2633, SeekyRework, V31rc5, DeepFixV1, DeepFixV2 };
+  enum Wl : int { ASYNC = 0, SYNC_NOIDLE = 1, SYNC = 2 };
+  // Queue flags.
+  static constexpr std::uint8_t kOnRr = 1, kIdleWindow = 2, kDeep = 4, kMustDispatch = 8,
+                                kWaitRequest = 16, kSampling = 32, kHasPos = 64, kCreated = 128;
+  // Device flags.
+  static constexpr std::uint8_t kSliceNew = 1, kWaitBusy = 2;
+
+  static const std::vector<VariantInfo>& variants();
+  static std::vector<ParamInfo> params();
+  static const char* name() { return "cfq"; }
+  static const char* dispatch_fn() { return "cfq_dispatch_requests"; }
+  static constexpr bool kFifoPerClass = false;
+  static const char* summary();
+
+  CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+
+  std::size_t bytes() const { return kDev + kQ * std::size_t(nq_); }
+  void init(SchedState& s) const;
+  void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
+    cfq_insert_request(s, rq, at_head, requeue, why);
+  }
+  int dispatch(SchedState& s, Why* why) const { return cfq_dispatch_requests(s, why); }
+  bool has_work(const SchedState& s) const;
+  void completed(SchedState& s, int rq, Why* why) const { cfq_completed_request(s, rq, why); }
+  void timer(SchedState& s, Why* why) const;
+  // stale-deep (ghost_check=1), stale-fast (ghost_check=2).
+  static std::vector<PropInfo> extra_props();
+  bool violates_extra(int i, const SchedState& s) const;
+  bool accounting_ok(const SchedState& s) const;
+  int expire(int) const { return 256; }  // fifo expiry is not modelled
+  int age_cap() const { return 1; }
+  std::string summary(const SchedState& s) const;
+  nlohmann::json json(const SchedState& s) const;
+  std::vector<std::string> variable_names() const { return {"cfqd"}; }
+
+  int variant() const { return variant_; }
+  bool v31() const { return variant_ >= V31rc5; }
+  bool history_seek() const { return variant_ != V2633; }
+  bool fast_rule() const { return variant_ == DeepFixV1 || variant_ == DeepFixV2; }
+  bool detector_runs() const { return fast_rule() || ghost_ != 0; }
+
+  // --- state accessors (device) ---
+  int active(const SchedState& s) const { return int(s.b[off_]) - 1; }  // -1: none
+  std::uint8_t& dflags(SchedState& s) const { return s.b[off_ + 1]; }
+  std::uint8_t dflags(const SchedState& s) const { return s.b[off_ + 1]; }
+  std::uint8_t slice_left(const SchedState& s) const { return s.b[off_ + 2]; }
+  std::uint8_t slice_elapsed(const SchedState& s) const { return s.b[off_ + 3]; }
+  std::uint8_t slice_dispatch(const SchedState& s) const { return s.b[off_ + 4]; }
+  std::uint8_t idle_timer(const SchedState& s) const { return s.b[off_ + 5]; }  // 0: not pending
+  int serving_type(const SchedState& s) const { return s.b[off_ + 6] & 3; }
+  int serving_prio(const SchedState& s) const { return (s.b[off_ + 6] >> 2) & 3; }
+  // workload_expires - now + 1; 0: expired.
+  std::uint8_t workload_left(const SchedState& s) const { return s.b[off_ + 7]; }
+  int hw_tag(const SchedState& s) const { return s.b[off_ + 8] == 255 ? -1 : s.b[off_ + 8]; }
+  std::uint8_t hw_tag_samples(const SchedState& s) const { return s.b[off_ + 9]; }
+  std::uint8_t est_depth(const SchedState& s) const { return s.b[off_ + 10]; }
+  std::uint8_t fast_samples(const SchedState& s) const { return s.b[off_ + 11]; }
+  std::uint8_t ghost(const SchedState& s) const { return s.b[off_ + 12]; }
+  std::uint8_t last_position(const SchedState& s) const { return s.b[off_ + 13]; }
+  // Ghost (ghost_check=1): the queues whose deep flag predates CFQD_FAST.
+  std::uint8_t stale_deep(const SchedState& s) const { return s.b[off_ + 14]; }
+  // --- per queue (one per process) ---
+  std::uint8_t qflags(const SchedState& s, int q) const { return s.b[qo(q)]; }
+  bool qflag(const SchedState& s, int q, std::uint8_t f) const { return s.b[qo(q)] & f; }
+  int order(const SchedState& s, int q) const { return s.b[qo(q) + 1] & 31; }  // 0: off tree
+  int tree_type(const SchedState& s, int q) const { return s.b[qo(q) + 1] >> 6; }
+  std::uint8_t last_pos(const SchedState& s, int q) const { return s.b[qo(q) + 2]; }
+  std::uint8_t seek_history(const SchedState& s, int q) const { return s.b[qo(q) + 3]; }
+  std::uint8_t seek_samples(const SchedState& s, int q) const { return s.b[qo(q) + 3]; }
+  int seek_total(const SchedState& s, int q) const {
+    return s.b[qo(q) + 4] | (s.b[qo(q) + 5] << 8);
+  }
+  std::uint8_t ttime_since(const SchedState& s, int q) const { return s.b[qo(q) + 6]; }
+  std::uint8_t ttime_samples(const SchedState& s, int q) const { return s.b[qo(q) + 7]; }
+  int ttime_total(const SchedState& s, int q) const {
+    return s.b[qo(q) + 8] | (s.b[qo(q) + 9] << 8);
+  }
+  std::uint8_t sample_elapsed(const SchedState& s, int q) const { return s.b[qo(q) + 10]; }
+  std::uint8_t sample_count(const SchedState& s, int q) const { return s.b[qo(q) + 11]; }
+
+  // --- derived ---
+  bool sync_q(int q) const;
+  int qprio(int q) const;  // RT, BE, IDLE
+  int queued(const SchedState& s, int q) const;
+  int dispatched(const SchedState& s, int q) const;  // on hctx->dispatch or in the driver
+  int in_driver(const SchedState& s, int sync = -1) const;
+  int rq_queued(const SchedState& s) const;
+  int busy_queues(const SchedState& s, int prio = -1, int type = -1) const;
+  int tree_count(const SchedState& s, int prio, int type) const;
+  bool has_task(const SchedState& s, int q) const;
+  int seek_mean(const SchedState& s, int q) const;
+  int ttime_mean(const SchedState& s, int q) const;
+  bool ttime_valid(const SchedState& s, int q) const { return ttime_samples(s, q) > 80; }
+  bool seek_valid(const SchedState& s, int q) const { return seek_samples(s, q) > 80; }
+  bool seeky(const SchedState& s, int q) const;
+  bool strict_seeky(const SchedState& s, int q) const;
+  bool device_fast(const SchedState& s) const;
+  bool slice_used(const SchedState& s) const;
+  int cfqq_type(const SchedState& s, int q) const;
+  bool cfq_should_idle(const SchedState& s, int q) const;
+
+ private:
+  static constexpr std::size_t kDev = 16, kQ = 12;
+  std::size_t qo(int q) const { return off_ + kDev + kQ * std::size_t(q); }
+  std::uint8_t& qb(SchedState& s, int q, std::size_t i) const { return s.b[qo(q) + i]; }
+  void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
+  void set_active(SchedState& s, int q) const { s.b[off_] = std::uint8_t(q + 1); }
+  std::string qname(int q) const;
+  std::string qtext(const SchedState& s, int q) const;
+
+  // The kernel's functions.
+  void cfq_insert_request(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const;
+  void cfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const;
+  void cfq_update_io_thinktime(SchedState& s, int q) const;
+  void cfq_update_io_seektime(SchedState& s, int q, int rq) const;
+  void cfq_update_idle_window(SchedState& s, int q, Why* why) const;
+  bool cfq_should_preempt(const SchedState& s, int q, int rq, Why* why) const;
+  void cfq_preempt_queue(SchedState& s, int q, Why* why) const;
+  void cfq_service_tree_add(SchedState& s, int q, bool front) const;
+  void cfq_del_cfqq_rr(SchedState& s, int q) const;
+  void renumber(SchedState& s) const;
+  int cfq_dispatch_requests(SchedState& s, Why* why) const;
+  int cfq_select_queue(SchedState& s, Why* why) const;
+  void choose_service_tree(SchedState& s, Why* why) const;
+  int cfq_get_next_queue(const SchedState& s) const;
+  void cfq_set_active_queue(SchedState& s, int q, Why* why) const;
+  void cfq_slice_expired(SchedState& s, bool timed_out, Why* why) const;
+  bool cfq_may_dispatch(const SchedState& s, int q, Why* why) const;
+  int cfq_dispatch_request(SchedState& s, int q, Why* why) const;
+  void cfq_fast_device_detect_start(SchedState& s, int q) const;
+  void cfq_fast_device_detect_end(SchedState& s, int q, Why* why) const;
+  void cfq_completed_request(SchedState& s, int rq, Why* why) const;
+  void cfq_update_hw_tag(SchedState& s, int q) const;
+  void cfq_set_prio_slice(SchedState& s, int q) const;
+  bool cfq_should_wait_busy(const SchedState& s, int q) const;
+  void cfq_arm_slice_timer(SchedState& s, Why* why) const;
+  void cfq_idle_slice_timer(SchedState& s) const;
+  int prio_slice(int q) const;
+
+  const RqTable& t_;
+  std::size_t off_;
+  int variant_, nq_;
+  int slice_sync_, slice_async_, slice_idle_, group_idle_, quantum_, target_latency_;
+  int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
+  int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
+};
+
+}  // namespace blkmc::sched
