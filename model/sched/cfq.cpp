@@ -115,7 +115,8 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
       hw_tag_samples_(p.at("hw_tag_samples")),
       fast_valid_(p.at("fast_valid")),
       ghost_(p.at("ghost_check")),
-      ghost_ticks_(p.at("ghost_ticks")) {
+      ghost_ticks_(p.at("ghost_ticks")),
+      clock_(p.at("clock") != 0) {
   if (variant < V2633 || variant > DeepFixV2) throw UsageError("cfq: bad variant index");
   if (nq_ > 8) throw UsageError("cfq: at most 8 processes");
   if (quantum_ == 0) quantum_ = v31() ? 8 : 4;
@@ -532,6 +533,12 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
   }
   if (!empty) return q;
   if (idle_timer(s)) {
+    if (!clock_) {  // no time: the pending timer fires at this queue run
+      say(why, "no clock: the idle timer on {} fires now (cfq_idle_slice_timer); NULL", qname(q));
+      s.b[off_ + 5] = 0;
+      cfq_idle_slice_timer(s);
+      return -1;
+    }
     say(why, "idling on {} (timer pending): NULL", qname(q));
     return -1;
   }

@@ -38,8 +38,8 @@
 // per-tree and per-group think times of 3.1 are never "big"; the async
 // depth limit from last_delayed_sync is left out; a process has "no task"
 // once its last request has completed (finite processes exit). The idle
-// timer needs the clock: with clock=0 an idling CFQ never resumes
-// (deadlock/progress are checked with clock=1).
+// timer counts ticks with clock=1; with clock=0 a pending timer fires at the
+// next queue run (a NULL dispatch that changes the state), as in bfq.
 #pragma once
 
 #include "model/sched/scheduler.hpp"
@@ -194,6 +194,7 @@ class CfqScheduler {
   int slice_sync_, slice_async_, slice_idle_, group_idle_, quantum_, target_latency_;
   int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
   int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
+  bool clock_;  // without a clock the idle timer fires at the next queue run
 };
 
 }  // namespace blkmc::sched
