@@ -68,6 +68,7 @@ concept HasObserver = requires(const M& m, typename M::Observer& o, const typena
   typename M::Observer;
   o.step(s, st, s);
   { o.ticks() } -> std::convertible_to<std::uint64_t>;
+  { o.counts_time() } -> std::convertible_to<bool>;
   { o.json() } -> std::convertible_to<nlohmann::json>;
   { o.text() } -> std::convertible_to<std::string>;
 };
@@ -77,6 +78,7 @@ struct NullObserver {
   template <class State>
   void step(const State&, const Step&, const State&) {}
   std::uint64_t ticks() const { return 0; }
+  bool counts_time() const { return false; }
   nlohmann::json json() const { return nullptr; }
   std::string text() const { return {}; }
 };
@@ -85,6 +87,10 @@ template <class M, class Obs>
 SimOutcome simulate_with(const M& m, const SimOptions& opt, Obs& obs) {
   using State = typename M::State;
   using Clock = std::chrono::steady_clock;
+  if (opt.max_ticks && !obs.counts_time())
+    throw UsageError(fmt::format("simulate: model {} counts no time here (a tick limit needs a "
+                                 "model with a clock, e.g. -p clock=1); use --steps",
+                                 m.info().name));
   SimOutcome out;
   out.model = m.info().name;
   out.schedule = opt.random ? fmt::format("random schedule, seed {}", opt.seed) : "first enabled step";

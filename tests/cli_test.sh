@@ -164,6 +164,8 @@ contains "$T/out" "deadlock after" "simulate reports a deadlock"
 expect 2 "simulate unknown variant" -- "$B" simulate deadline --variant v9 -q; one_line_error "simulate unknown variant"
 expect 2 "simulate bad param" -- "$B" simulate deadline --variant v6.18 -p workload=99 -q; one_line_error "simulate bad param"
 expect 2 "simulate zero steps" -- "$B" simulate deadline --variant v6.18 --steps 0 -q; one_line_error "simulate zero steps"
+expect 2 "simulate ticks without clock" -- "$B" simulate deadline --variant v6.18 --ticks 10 -q; one_line_error "simulate ticks without clock"
+expect 2 "simulate ticks untimed model" -- "$B" simulate tags --variant v4.11 --ticks 10 -q; one_line_error "simulate ticks untimed model"
 expect 2 "simulate seed and first" -- "$B" simulate deadline --variant v6.18 --seed 3 --first -q; one_line_error "simulate seed and first"
 
 echo "cli: $pass passed, $fail failed"

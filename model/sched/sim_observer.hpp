@@ -73,6 +73,7 @@ class SchedObserver {
   }
 
   std::uint64_t ticks() const { return ticks_; }
+  bool counts_time() const { return m_->clock(); }
 
   nlohmann::json json() const {
     nlohmann::json j;
