@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/compare.hpp"
+#include "cli/diff.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
@@ -128,6 +129,16 @@ int main(int argc, char** argv) {
   compare->add_option("--trace-out", trace_out,
                       "write the counterexample of each verdict that changed (prefix)");
   compare->add_flag("--json", as_json, "print the comparison as JSON");
+
+  std::string diff_from, diff_to, diff_function;
+  auto* diffc = app.add_subcommand(
+      "diff", "compare a model's decision functions in two variants with Z3: proved "
+              "equivalent, or the input classes where they differ");
+  diffc->add_option("model", model, "model name (bfq)")->required();
+  diffc->add_option("--from", diff_from, "variant before the patch")->required();
+  diffc->add_option("--to", diff_to, "variant after the patch")->required();
+  diffc->add_option("--function", diff_function, "only this decision function");
+  diffc->add_flag("--json", as_json, "print the comparison as JSON");
 
   SimOptions sim_opt;
   bool sim_first = false;
@@ -265,6 +276,7 @@ int main(int argc, char** argv) {
       const CheckOutcome b = mh.check(after, p, props, opt);
       return print_comparison(a, b, trace_out, as_json);
     }
+    if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json);
     if (sim->parsed()) {
       const ModelHandle& mh = find_model(model);
       sim_opt.random = !sim_first;

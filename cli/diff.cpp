@@ -1,0 +1,51 @@
+#include "cli/diff.hpp"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "model/params.hpp"
+#include "props/decisions.hpp"
+#include "props/verdict.hpp"
+
+namespace blkmc {
+
+namespace {
+
+int variant_of(const DecisionFn& f, const std::string& name) {
+  for (std::size_t i = 0; i < f.variants.size(); ++i)
+    if (f.variants[i] == name) return static_cast<int>(i);
+  std::string valid;
+  for (const auto& v : f.variants) valid += (valid.empty() ? "" : ", ") + v;
+  throw UsageError(fmt::format("diff: {} has no variant '{}' (valid: {})", f.name, name, valid));
+}
+
+}  // namespace
+
+int run_diff(const std::string& model, const std::string& from, const std::string& to,
+             const std::string& function, bool as_json) {
+  const auto& fns = decision_functions(model);
+  std::vector<const DecisionFn*> chosen;
+  for (const auto& f : fns)
+    if (function.empty() || f.name == function) chosen.push_back(&f);
+  if (chosen.empty()) {
+    std::string valid;
+    for (const auto& f : fns) valid += (valid.empty() ? "" : ", ") + f.name;
+    throw UsageError(
+        fmt::format("diff: model {} has no decision function '{}' (valid: {})", model, function, valid));
+  }
+  std::vector<DiffResult> results;
+  for (const DecisionFn* f : chosen)
+    results.push_back(diff_decision(*f, variant_of(*f, from), variant_of(*f, to)));
+  bool all_equal = true;
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& r : results) {
+    all_equal = all_equal && r.equivalent;
+    if (as_json) j.push_back(diff_json(r));
+    else std::cout << fmt::format("{} ", model) << diff_text(r);
+  }
+  if (as_json) std::cout << j.dump(2) << '\n';
+  return all_equal ? kExitHolds : kExitViolated;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,15 @@
+// props/z3_values: the second semantics of the decision functions
+// (DESIGN.md "One source, two semantics"). The decision templates call
+// ite(c, a, b), bval(like, v) and ival(like, v) unqualified; for B = z3::expr
+// argument-dependent lookup finds z3::ite and the two constant makers below,
+// which therefore live in namespace z3.
+#pragma once
+
+#include <z3++.h>
+
+namespace z3 {
+
+inline expr bval(const expr& like, bool v) { return like.ctx().bool_val(v); }
+inline expr ival(const expr& like, int v) { return like.ctx().int_val(v); }
+
+}  // namespace z3
