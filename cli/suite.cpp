@@ -13,6 +13,7 @@
 
 #include "explorer/report.hpp"
 #include "model/registry.hpp"
+#include "props/decisions.hpp"
 
 namespace blkmc {
 
@@ -139,6 +140,12 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
               const ModelLookup& lookup) {
   std::vector<Group> groups;
   std::vector<SimRow> sims;
+  struct DiffRow {
+    std::string model, from, to, function;
+    bool equivalent;
+    int line;
+  };
+  std::vector<DiffRow> diffs;
   std::vector<std::pair<std::string, int>> replays;
   std::string line;
   int lineno = 0;
@@ -160,6 +167,12 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
         g = &groups.back();
       }
       g->expects.push_back(parse_expect(lookup, name, lineno, w[1], w[4], w[5]));
+    } else if (w[0] == "diff" && w.size() == 6) {
+      if (w[5] != "equivalent" && w[5] != "differ")
+        throw UsageError(fmt::format("{}:{}: diff rows expect 'equivalent' or 'differ', not '{}'",
+                                     name, lineno, w[5]));
+      decision_functions(w[1]);  // an unknown model fails before anything runs
+      diffs.push_back({w[1], w[2], w[3], w[4], w[5] == "equivalent", lineno});
     } else if (w[0] == "simulate" && w.size() == 7) {
       parse_run(name, lineno, w[4]);
       double v = 0;
@@ -170,8 +183,8 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       sims.push_back({w[1], w[2], w[3], w[4], w[5], v, lineno});
     } else {
       throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
-                                   "VERDICT', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE' "
-                                   "or 'replay FILE'",
+                                   "VERDICT', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE', "
+                                   "'diff MODEL FROM TO FUNCTION equivalent|differ' or 'replay FILE'",
                                    name, lineno));
     }
   }
@@ -276,6 +289,37 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       std::cout << fmt::format("simulate {} {} {} {} {:<24} expected {:<8} found {:<8}  {}\n",
                                r.model, r.variant, r.params, r.run, r.figure,
                                number_text(r.expected), found, ok ? "ok" : "MISMATCH");
+  }
+  // Symbolic comparisons of decision functions (Z3).
+  for (const DiffRow& d : diffs) {
+    ++rows;
+    std::string found;
+    bool ok = false;
+    double secs = 0;
+    try {
+      const DecisionFn* fn = nullptr;
+      for (const auto& f : decision_functions(d.model))
+        if (f.name == d.function) fn = &f;
+      if (!fn) throw UsageError(fmt::format("no decision function '{}'", d.function));
+      auto idx = [&](const std::string& v) {
+        for (std::size_t i = 0; i < fn->variants.size(); ++i)
+          if (fn->variants[i] == v) return static_cast<int>(i);
+        throw UsageError(fmt::format("no variant '{}'", v));
+      };
+      const DiffResult r = diff_decision(*fn, idx(d.from), idx(d.to));
+      secs = r.seconds;
+      found = r.equivalent ? "equivalent"
+                           : fmt::format("differ ({} cubes)", r.from_only.size() + r.to_only.size());
+      ok = r.equivalent == d.equivalent;
+    } catch (const std::exception& ex) {
+      found = ex.what();
+    }
+    failures += !ok;
+    if (!markdown)
+      std::cout << fmt::format("diff {} {} {} {:<10} expected {:<10} found {:<18} {:.3f} s  {}\n",
+                               d.model, d.from, d.to, d.function,
+                               d.equivalent ? "equivalent" : "differ", found, secs,
+                               ok ? "ok" : "MISMATCH");
   }
   for (const auto& [file, ln] : replays) {
     ++rows;

@@ -168,5 +168,17 @@ expect 2 "simulate ticks without clock" -- "$B" simulate deadline --variant v6.1
 expect 2 "simulate ticks untimed model" -- "$B" simulate tags --variant v4.11 --ticks 10 -q; one_line_error "simulate ticks untimed model"
 expect 2 "simulate seed and first" -- "$B" simulate deadline --variant v6.18 --seed 3 --first -q; one_line_error "simulate seed and first"
 
+# diff: decision functions of two variants compared by Z3
+expect 1 "diff differ" -- "$B" diff bfq --from v4.13 --to refactor --function may_idle
+contains "$T/out" "DIFFER" "diff reports a difference"
+contains "$T/out" "si0" "diff names the differing inputs"
+expect 0 "diff equivalent" -- "$B" diff bfq --from flash-boost --to better-to-idle
+contains "$T/out" "EQUIVALENT for all inputs" "diff proves equivalence"
+expect 0 "diff json" -- "$B" diff bfq --from flash-boost --to better-to-idle --function must_idle --json
+contains "$T/out" '"equivalent": true' "diff --json"
+expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
+expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"
+expect 2 "diff unknown function" -- "$B" diff bfq --from v4.13 --to refactor --function nope; one_line_error "diff unknown function"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
