@@ -11,6 +11,7 @@
 #include "model/sched/bfq_decide.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
+#include "tests/sched_test_util.hpp"
 
 using namespace blkmc;
 using namespace blkmc::sched;
@@ -40,33 +41,9 @@ Params params(const Tun& t) {
 
 Workload wl(const std::string& text) { return parse_workload(text, "test"); }
 
-int shipped(const std::string& name) {
-  const auto& all = shipped_workloads();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (name == all[i].name) return static_cast<int>(i);
-  FAIL("no shipped workload " << name);
-  return -1;
-}
 
-int variant_index(const std::string& name) {
-  const auto& v = BfqScheduler::variants();
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i].name == name) return static_cast<int>(i);
-  FAIL("no variant " << name);
-  return -1;
-}
+int variant_index(const std::string& name) { return variant_index_of<BfqScheduler>(name); }
 
-template <class M>
-int verdict(const M& m, int prop) {
-  SearchOptions opt;
-  opt.progress = false;
-  opt.props = {prop};
-  const auto r = explore(m, opt);
-  REQUIRE(r.stop != StopReason::MaxStates);
-  return static_cast<int>(r.props[0].verdict);
-}
-constexpr int kHolds = static_cast<int>(Verdict::Holds);
-constexpr int kViolated = static_cast<int>(Verdict::Violated);
 
 bool bit(unsigned m, int i) { return (m >> i) & 1u; }
 

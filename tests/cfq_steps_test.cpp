@@ -12,6 +12,7 @@
 #include "model/sched/cfq_decide.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
+#include "tests/sched_test_util.hpp"
 
 using namespace blkmc;
 using namespace blkmc::sched;
@@ -30,21 +31,8 @@ Params cfq_params(std::vector<std::pair<std::string, int>> over = {}) {
   return p;
 }
 
-int variant_index(const std::string& name) {
-  const auto& v = CfqScheduler::variants();
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i].name == name) return static_cast<int>(i);
-  FAIL("no variant " << name);
-  return -1;
-}
+int variant_index(const std::string& name) { return variant_index_of<CfqScheduler>(name); }
 
-int shipped(const std::string& name) {
-  const auto& all = shipped_workloads();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (name == all[i].name) return static_cast<int>(i);
-  FAIL("no shipped workload " << name);
-  return -1;
-}
 
 // Applies the first enabled step of `actor` with `action` (any arg).
 State take(const CM& m, const State& s, int actor, int action) {

@@ -16,6 +16,7 @@
 #include "explorer/search.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
+#include "tests/sched_test_util.hpp"
 
 using namespace blkmc;
 using namespace blkmc::sched;
@@ -42,13 +43,6 @@ Params none_params(int workload = 0, int clock = 0) {
 
 Workload wl(const std::string& text) { return parse_workload(text, "test"); }
 
-int shipped(const std::string& name) {
-  const auto& all = shipped_workloads();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (name == all[i].name) return static_cast<int>(i);
-  FAIL("no shipped workload " << name);
-  return -1;
-}
 
 template <class M>
 std::string key(const M& m, const typename M::State& s) {
@@ -178,17 +172,6 @@ bool enabled(const M& m, const State& s, int actor, int action, int arg = -1) {
   return false;
 }
 
-template <class M>
-int verdict(const M& m, int prop) {
-  SearchOptions opt;
-  opt.progress = false;
-  opt.props = {prop};
-  const auto r = explore(m, opt);
-  REQUIRE(r.stop != StopReason::MaxStates);
-  return static_cast<int>(r.props[0].verdict);
-}
-constexpr int kHolds = static_cast<int>(Verdict::Holds);
-constexpr int kViolated = static_cast<int>(Verdict::Violated);
 
 const char* const kTwoReaders = R"(
 device depth=1 slot=1 spindles=1
