@@ -34,15 +34,13 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
     throw UsageError(
         fmt::format("diff: model {} has no decision function '{}' (valid: {})", model, function, valid));
   }
-  std::vector<DiffResult> results;
-  for (const DecisionFn* f : chosen)
-    results.push_back(diff_decision(*f, variant_of(*f, from), variant_of(*f, to)));
   bool all_equal = true;
   nlohmann::json j = nlohmann::json::array();
-  for (const auto& r : results) {
+  for (const DecisionFn* f : chosen) {
+    const DiffResult r = diff_decision(*f, variant_of(*f, from), variant_of(*f, to));
     all_equal = all_equal && r.equivalent;
     if (as_json) j.push_back(diff_json(r));
-    else std::cout << fmt::format("{} ", model) << diff_text(r);
+    else std::cout << fmt::format("{} ", model) << diff_text(r, *f) << std::flush;
   }
   if (as_json) std::cout << j.dump(2) << '\n';
   return all_equal ? kExitHolds : kExitViolated;

@@ -309,7 +309,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       const DiffResult r = diff_decision(*fn, idx(d.from), idx(d.to));
       secs = r.seconds;
       found = r.equivalent ? "equivalent"
-                           : fmt::format("differ ({} cubes)", r.from_only.size() + r.to_only.size());
+                           : fmt::format("differ ({} classes{})", r.cubes.size(), r.truncated ? "+" : "");
       ok = r.equivalent == d.equivalent;
     } catch (const std::exception& ex) {
       found = ex.what();

@@ -8,9 +8,13 @@ namespace blkmc {
 
 const std::vector<DecisionFn>& decision_functions(const std::string& model) {
   static const std::vector<DecisionFn> bfq = sched::bfq_decisions();
+  static const std::vector<DecisionFn> cfq = sched::cfq_decisions();
+  static const std::vector<DecisionFn> deadline = sched::deadline_decisions();
   if (model == "bfq") return bfq;
-  throw UsageError(fmt::format("diff: model {} has no decision functions registered (bfq has)",
-                               model));
+  if (model == "cfq") return cfq;
+  if (model == "mq-deadline") return deadline;
+  throw UsageError(fmt::format(
+      "diff: model {} has no decision functions registered (bfq, cfq and mq-deadline have)", model));
 }
 
 }  // namespace blkmc

@@ -11,6 +11,8 @@ namespace blkmc {
 
 namespace sched {
 std::vector<DecisionFn> bfq_decisions();
+std::vector<DecisionFn> cfq_decisions();
+std::vector<DecisionFn> deadline_decisions();
 }
 
 // The decision functions of a model; throws UsageError when it has none.

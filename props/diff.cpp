@@ -1,119 +1,298 @@
 #include "props/diff.hpp"
 
 #include <chrono>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "model/params.hpp"
+#include "props/z3_render.hpp"
 
 namespace blkmc {
 
-namespace {
-
-// All cubes of `goal` (a formula over `in`): take a model, keep the literals
-// of every input, drop each literal whose removal keeps goal valid on the
-// cube, block the cube, repeat.
-std::vector<DiffCube> cubes(z3::context& c, const std::vector<z3::expr>& in,
-                            const std::vector<std::string>& names, const z3::expr& goal,
-                            const DecisionFn& f, int va, int vb) {
-  std::vector<DiffCube> out;
-  z3::solver s(c);
-  s.add(goal);
-  while (s.check() == z3::sat) {
-    const z3::model m = s.get_model();
-    std::vector<int> lit(in.size());  // 1 true, 0 false, -1 dropped
-    std::vector<bool> witness(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      witness[i] = m.eval(in[i], true).is_true();
-      lit[i] = witness[i] ? 1 : 0;
-    }
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const int keep = lit[i];
-      lit[i] = -1;
-      z3::solver t(c);
-      for (std::size_t j = 0; j < in.size(); ++j)
-        if (lit[j] >= 0) t.add(lit[j] ? in[j] : !in[j]);
-      t.add(!goal);
-      if (t.check() != z3::unsat) lit[i] = keep;
-    }
-    DiffCube cube;
-    z3::expr_vector conj(c);
-    for (std::size_t i = 0; i < in.size(); ++i)
-      if (lit[i] >= 0) {
-        cube.literals.push_back({names[i], lit[i] == 1});
-        conj.push_back(lit[i] ? in[i] : !in[i]);
-      }
-    // The two semantics must agree: the witness differs concretely too.
-    if (f.concrete(va, witness) == f.concrete(vb, witness))
-      throw std::logic_error(fmt::format("diff {}: the solver's witness does not differ when "
-                                         "run concretely (the two semantics disagree)",
-                                         f.name));
-    cube.witness = witness;
-    out.push_back(cube);
-    s.add(!z3::mk_and(conj));
-  }
-  return out;
+z3::expr input_const(z3::context& c, const DecisionFn& f, std::size_t i) {
+  const DiffInput& in = f.inputs[i];
+  if (in.boolean) return c.bool_const(in.name.c_str());
+  return f.bv_width ? c.bv_const(in.name.c_str(), f.bv_width) : c.int_const(in.name.c_str());
 }
 
-std::string cube_text(const DiffCube& c) {
-  if (c.literals.empty()) return "always";
-  std::string s;
-  for (const auto& [n, v] : c.literals) {
-    if (!s.empty()) s += " & ";
-    s += (v ? "" : "!") + n;
+z3::expr input_value(z3::context& c, const DecisionFn& f, std::size_t i, int v) {
+  if (f.inputs[i].boolean) return c.bool_val(v != 0);
+  return f.bv_width ? c.bv_val(v, f.bv_width) : c.int_val(v);
+}
+
+z3::expr SymNames::operator()(const std::string& name, const z3::expr& def) {
+  for (const auto& [k, d] : named_)
+    if (k.decl().name().str() == name) {
+      if (z3::eq(d, def)) return k;  // the same definition in both variants
+      return (*this)(name + suffix_, def);
+    }
+  const z3::expr k = c_.constant(name.c_str(), def.get_sort());
+  named_.push_back({k, def});
+  defs_.push_back(k == def);
+  return k;
+}
+
+// The solver-side objects a result keeps for in_cube().
+class DiffSemantics {
+ public:
+  z3::context ctx;
+  std::vector<z3::expr> inputs;
+  std::vector<z3::expr> atoms;     // as printed (over named values)
+  std::vector<z3::expr> expanded;  // over the inputs only
+};
+
+namespace {
+
+bool is_connective(const z3::expr& e) {
+  if (!e.is_app()) return false;
+  switch (e.decl().decl_kind()) {
+    case Z3_OP_AND:
+    case Z3_OP_OR:
+    case Z3_OP_NOT:
+    case Z3_OP_IMPLIES:
+    case Z3_OP_XOR:
+    case Z3_OP_ITE:
+    case Z3_OP_TRUE:
+    case Z3_OP_FALSE: return true;
+    case Z3_OP_EQ:
+    case Z3_OP_DISTINCT: return e.arg(0).is_bool();
+    default: return false;
   }
-  return s;
+}
+
+// The atoms of e: its boolean subterms that are no connective (comparisons,
+// boolean inputs and named values), in first-occurrence order.
+void collect_atoms(const z3::expr& e, std::vector<z3::expr>& out) {
+  if (e.is_bool() && !is_connective(e)) {
+    for (const auto& a : out)
+      if (z3::eq(a, e)) return;
+    out.push_back(e);
+    return;
+  }
+  if (e.is_app())
+    for (unsigned i = 0; i < e.num_args(); ++i) collect_atoms(e.arg(i), out);
+}
+
+z3::expr as_int(const z3::expr& e) {
+  return e.is_bool() ? z3::ite(e, e.ctx().int_val(1), e.ctx().int_val(0)) : e;
+}
+
+int int_of(const z3::model& m, const z3::expr& e) {
+  const z3::expr v = m.eval(e, true);
+  if (v.is_bool()) return v.is_true() ? 1 : 0;
+  return v.get_numeral_int();
+}
+
+z3::expr expand(z3::expr e, const SymNames& names) {
+  z3::expr_vector from(e.ctx()), to(e.ctx());
+  for (const auto& [k, d] : names.named()) {
+    from.push_back(k);
+    to.push_back(d);
+  }
+  for (std::size_t i = 0; i <= names.named().size(); ++i) e = e.substitute(from, to);
+  return e;
 }
 
 }  // namespace
 
-DiffResult diff_decision(const DecisionFn& f, int from, int to) {
+std::vector<DiffCube> DiffResult::where(int a, int b) const {
+  std::vector<DiffCube> out;
+  for (const auto& c : cubes)
+    if (c.from_value == a && c.to_value == b) out.push_back(c);
+  return out;
+}
+
+std::vector<bool> DiffResult::atom_values(const std::vector<int>& x) const {
+  z3::context& ctx = sem->ctx;
+  z3::model m(ctx);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const z3::expr& in = sem->inputs[i];
+    z3::func_decl d = in.decl();
+    z3::expr v = in.is_bool() ? ctx.bool_val(x[i] != 0) : ctx.num_val(x[i], in.get_sort());
+    m.add_const_interp(d, v);
+  }
+  std::vector<bool> v;
+  for (const auto& e : sem->expanded) v.push_back(m.eval(e, true).is_true());
+  return v;
+}
+
+bool DiffResult::in_cube(const DiffCube& c, const std::vector<bool>& atom_values) {
+  for (const auto& l : c.literals)
+    if (atom_values[l.atom] != l.value) return false;
+  return true;
+}
+
+bool DiffResult::in_cube(const DiffCube& c, const std::vector<int>& x) const {
+  return in_cube(c, atom_values(x));
+}
+
+std::string DiffResult::outcome_name(int v) const {
+  if (v >= 0 && std::size_t(v) < outcomes.size()) return outcomes[std::size_t(v)];
+  return std::to_string(v);
+}
+
+DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_cubes) {
   const int nv = static_cast<int>(f.variants.size());
   if (from < 0 || from >= nv || to < 0 || to >= nv)
     throw UsageError(fmt::format("diff: {} has no such variant", f.name));
   const auto t0 = std::chrono::steady_clock::now();
-  z3::context c;
-  std::vector<z3::expr> in;
-  for (const auto& n : f.inputs) in.push_back(c.bool_const(n.c_str()));
-  const z3::expr a = f.symbolic(from, in), b = f.symbolic(to, in);
   DiffResult r;
+  r.sem = std::make_shared<DiffSemantics>();
+  z3::context& c = r.sem->ctx;
+  auto& in = r.sem->inputs;
+  z3::expr_vector theory(c);
+  for (std::size_t i = 0; i < f.inputs.size(); ++i) {
+    r.input_names.push_back(f.inputs[i].name);
+    in.push_back(input_const(c, f, i));
+    if (!f.inputs[i].boolean) theory.push_back(in.back() >= f.inputs[i].lo && in.back() <= f.inputs[i].hi);
+  }
+  if (f.assume) theory.push_back(f.assume(in));
+  SymNames names(c);
+  const z3::expr a = f.symbolic(from, in, names);
+  names.set_suffix("[" + f.variants[std::size_t(to)] + "]");
+  const z3::expr b = f.symbolic(to, in, names);
+  for (const auto& d : names.definitions()) theory.push_back(d);
+  const z3::expr T = z3::mk_and(theory);
+  const z3::expr oa = as_int(a), ob = as_int(b);
+  auto& atoms = r.sem->atoms;
+  collect_atoms(a, atoms);
+  collect_atoms(b, atoms);
+  for (const auto& at : atoms) r.sem->expanded.push_back(expand(at, names));
+
   r.function = f.name;
   r.from = f.variants[std::size_t(from)];
   r.to = f.variants[std::size_t(to)];
-  r.from_only = cubes(c, in, f.inputs, a && !b, f, from, to);
-  r.to_only = cubes(c, in, f.inputs, b && !a, f, from, to);
-  r.equivalent = r.from_only.empty() && r.to_only.empty();
+  r.outcomes = f.outcomes;
+  z3::solver s(c);
+  s.add(T);
+  s.add(oa != ob);
+  while (s.check() == z3::sat) {
+    if (r.cubes.size() >= max_cubes) {
+      r.truncated = true;
+      break;
+    }
+    const z3::model m = s.get_model();
+    DiffCube cube;
+    cube.from_value = int_of(m, oa);
+    cube.to_value = int_of(m, ob);
+    const z3::expr target = oa == cube.from_value && ob == cube.to_value;
+    std::vector<z3::expr> lit;
+    std::vector<int> keep;  // 1 true, 0 false, -1 dropped
+    for (const auto& at : atoms) {
+      keep.push_back(m.eval(at, true).is_true() ? 1 : 0);
+      lit.push_back(keep.back() ? at : !at);
+    }
+    auto implied = [&](const z3::expr_vector& extra) {
+      z3::solver t(c);
+      t.add(T);
+      for (std::size_t j = 0; j < lit.size(); ++j)
+        if (keep[j] >= 0) t.add(lit[j]);
+      for (const auto& e : extra) t.add(e);
+      t.add(!target);
+      return t.check() == z3::unsat;
+    };
+    z3::expr_vector pin(c);  // input values, only when the atoms do not decide
+    if (!implied(pin))
+      for (std::size_t i = 0; i < in.size(); ++i) pin.push_back(in[i] == m.eval(in[i], true));
+    for (std::size_t j = 0; j < lit.size(); ++j) {
+      const int k = keep[j];
+      keep[j] = -1;
+      if (!implied(pin)) keep[j] = k;
+    }
+    z3::expr_vector conj(c);
+    for (std::size_t j = 0; j < lit.size(); ++j)
+      if (keep[j] >= 0) {
+        cube.literals.push_back({render_literal(atoms[j], keep[j] == 1), j, keep[j] == 1});
+        conj.push_back(lit[j]);
+      }
+    for (const auto& p : pin) {
+      conj.push_back(p);
+      cube.literals.push_back({render_literal(p, true), r.sem->expanded.size(), true});
+      r.sem->expanded.push_back(p);
+    }
+    // A small witness: each input in turn as low as the cube allows
+    // (booleans false), lexicographically.
+    z3::optimize o(c);
+    o.add(T);
+    for (const auto& e : conj) o.add(e);
+    for (const auto& x : in) o.minimize(as_int(x));
+    if (o.check() != z3::sat) throw std::logic_error("diff: a cube has no witness");
+    const z3::model w = o.get_model();
+    for (const auto& x : in) cube.witness.push_back(int_of(w, x));
+    // The two semantics must agree: the witness decides the same concretely.
+    const int ca = f.concrete(from, cube.witness), cb = f.concrete(to, cube.witness);
+    if (ca != cube.from_value || cb != cube.to_value ||
+        (f.assume_concrete && !f.assume_concrete(cube.witness)))
+      throw std::logic_error(fmt::format(
+          "diff {}: the solver's witness gives {} / {} concretely, not {} / {} (the two "
+          "semantics disagree)",
+          f.name, ca, cb, cube.from_value, cube.to_value));
+    r.cubes.push_back(std::move(cube));
+    s.add(!z3::mk_and(conj));
+  }
+  r.equivalent = r.cubes.empty();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-std::string diff_text(const DiffResult& r) {
+namespace {
+
+std::string cube_text(const DiffCube& c) {
+  if (c.literals.empty()) return "always";
+  std::string s;
+  for (const auto& l : c.literals) {
+    if (!s.empty()) s += " & ";
+    s += l.text;
+  }
+  return s;
+}
+
+std::string witness_text(const DiffCube& c, const DecisionFn& f) {
+  std::string s;
+  for (std::size_t i = 0; i < f.inputs.size(); ++i) {
+    const auto& in = f.inputs[i];
+    if (in.boolean ? c.witness[i] == 0 : c.witness[i] == in.lo) continue;
+    if (!s.empty()) s += ", ";
+    s += in.boolean ? in.name : fmt::format("{}={}", in.name, c.witness[i]);
+  }
+  return s.empty() ? "every input false or at its lowest" : s;
+}
+
+}  // namespace
+
+std::string diff_text(const DiffResult& r, const DecisionFn& f) {
   std::string s = fmt::format("{}: {} vs {}: {} (z3, {:.3f} s)\n", r.function, r.from, r.to,
                               r.equivalent ? "EQUIVALENT for all inputs" : "DIFFER", r.seconds);
-  auto part = [&](const std::vector<DiffCube>& cs, const std::string& yes, const std::string& no) {
-    if (cs.empty()) return;
-    s += fmt::format("  {} decides true and {} false exactly when one of these holds:\n", yes, no);
-    for (const auto& c : cs) s += "    " + cube_text(c) + "\n";
-  };
-  part(r.from_only, r.from, r.to);
-  part(r.to_only, r.to, r.from);
+  std::map<std::pair<int, int>, std::vector<const DiffCube*>> groups;
+  for (const auto& c : r.cubes) groups[{c.from_value, c.to_value}].push_back(&c);
+  for (const auto& [k, cs] : groups) {
+    s += fmt::format("  {} decides {} and {} decides {} exactly when one of these holds:\n", r.from,
+                     r.outcome_name(k.first), r.to, r.outcome_name(k.second));
+    for (const DiffCube* c : cs)
+      s += fmt::format("    {}\n        e.g. {}\n", cube_text(*c), witness_text(*c, f));
+  }
+  if (r.truncated)
+    s += fmt::format("  (only the first {} input classes are listed)\n", r.cubes.size());
+  if (!r.equivalent && !f.reach.empty()) s += "  explorer: " + f.reach + "\n";
   return s;
 }
 
 nlohmann::json diff_json(const DiffResult& r) {
-  auto cs = [](const std::vector<DiffCube>& v) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& c : v) {
-      nlohmann::json lit = nlohmann::json::object();
-      for (const auto& [n, b] : c.literals) lit[n] = b;
-      a.push_back(lit);
-    }
-    return a;
-  };
-  return {{"function", r.function}, {"from", r.from},         {"to", r.to},
-          {"equivalent", r.equivalent}, {"from_only", cs(r.from_only)},
-          {"to_only", cs(r.to_only)},     {"seconds", r.seconds}};
+  nlohmann::json cubes = nlohmann::json::array();
+  for (const auto& c : r.cubes) {
+    nlohmann::json lits = nlohmann::json::array(), w = nlohmann::json::object();
+    for (const auto& l : c.literals) lits.push_back(l.text);
+    for (std::size_t i = 0; i < c.witness.size(); ++i) w[r.input_names[i]] = c.witness[i];
+    cubes.push_back({{"from", r.outcome_name(c.from_value)},
+                     {"to", r.outcome_name(c.to_value)},
+                     {"when", lits},
+                     {"witness", w}});
+  }
+  return {{"function", r.function}, {"from", r.from},   {"to", r.to},
+          {"equivalent", r.equivalent}, {"truncated", r.truncated}, {"classes", cubes},
+          {"seconds", r.seconds}};
 }
 
 }  // namespace blkmc

@@ -10,6 +10,10 @@
 namespace z3 {
 
 inline expr bval(const expr& like, bool v) { return like.ctx().bool_val(v); }
-inline expr ival(const expr& like, int v) { return like.ctx().int_val(v); }
+// An integer constant of like's sort (int or bit-vector; a boolean `like`
+// stands for the int sort).
+inline expr ival(const expr& like, int v) {
+  return like.is_bool() ? like.ctx().int_val(v) : like.ctx().num_val(v, like.get_sort());
+}
 
 }  // namespace z3

@@ -44,27 +44,49 @@ B must_idle(int variant, B empty, const IdleInputs<B>& in) {
   }
 }
 
+std::vector<bool> bools(const std::vector<int>& x) { return std::vector<bool>(x.begin(), x.end()); }
+
+std::vector<DiffInput> bool_inputs(const std::vector<std::string>& names) {
+  std::vector<DiffInput> v;
+  for (const auto& n : names) v.push_back(bool_input(n));
+  return v;
+}
+
 }  // namespace
 
 std::vector<DecisionFn> bfq_decisions() {
   std::vector<DecisionFn> v;
-  v.push_back({"may_idle", "bfq_bfqq_may_idle (4.13, 4.14) / bfq_better_to_idle (4.19)",
-               kIdleNames, kVariants,
-               [](int var, const std::vector<z3::expr>& in) {
-                 return may_idle<z3::expr>(var, idle_inputs<z3::expr>(in, 0));
-               },
-               [](int var, const std::vector<bool>& in) {
-                 return may_idle<bool>(var, idle_inputs<bool>(in, 0));
-               }});
+  const std::string reach =
+      "blkmc check bfq -v FROM -p shadow=TO --prop same-decisions finds a trace to such a state "
+      "(see counterexamples/bfq/)";
+  DecisionFn may;
+  may.name = "may_idle";
+  may.kernel = "bfq_bfqq_may_idle (4.13, 4.14) / bfq_better_to_idle (4.19)";
+  may.inputs = bool_inputs(kIdleNames);
+  may.variants = kVariants;
+  may.outcomes = {"false", "true"};
+  may.symbolic = [](int var, const std::vector<z3::expr>& in, SymNames&) {
+    return may_idle<z3::expr>(var, idle_inputs<z3::expr>(in, 0));
+  };
+  may.concrete = [](int var, const std::vector<int>& x) {
+    return int(may_idle<bool>(var, idle_inputs<bool>(bools(x), 0)));
+  };
+  may.reach = reach;
+  v.push_back(may);
   std::vector<std::string> must_names{"empty"};
   must_names.insert(must_names.end(), kIdleNames.begin(), kIdleNames.end());
-  v.push_back({"must_idle", "bfq_bfqq_must_idle", must_names, kVariants,
-               [](int var, const std::vector<z3::expr>& in) {
-                 return must_idle<z3::expr>(var, in[0], idle_inputs<z3::expr>(in, 1));
-               },
-               [](int var, const std::vector<bool>& in) {
-                 return must_idle<bool>(var, in[0], idle_inputs<bool>(in, 1));
-               }});
+  DecisionFn must = may;
+  must.name = "must_idle";
+  must.kernel = "bfq_bfqq_must_idle";
+  must.inputs = bool_inputs(must_names);
+  must.symbolic = [](int var, const std::vector<z3::expr>& in, SymNames&) {
+    return must_idle<z3::expr>(var, in[0], idle_inputs<z3::expr>(in, 1));
+  };
+  must.concrete = [](int var, const std::vector<int>& x) {
+    const auto b = bools(x);
+    return int(must_idle<bool>(var, b[0], idle_inputs<bool>(b, 1)));
+  };
+  v.push_back(must);
   return v;
 }
 

@@ -190,8 +190,7 @@ bool CfqScheduler::has_task(const SchedState& s, int q) const {
   return false;
 }
 int CfqScheduler::seek_mean(const SchedState& s, int q) const {
-  const int n = seek_samples(s, q);
-  return n ? (seek_total(s, q) + n / 2) / n : 0;
+  return cfq::seek_mean_v2633(seek_samples(s, q), seek_total(s, q));
 }
 int CfqScheduler::ttime_mean(const SchedState& s, int q) const {
   const int n = ttime_samples(s, q);
@@ -326,12 +325,10 @@ void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
     return;
   }
   // 2.6.33: clamp, then EWMA of samples and total; mean = total / samples.
-  const int mean = seek_mean(s, q);
-  const int clamp =
-      seek_samples(s, q) <= 60 ? 4 * mean + 256 * seek_mean_thr_ : 4 * mean + 16 * seek_mean_thr_;
-  sdist = std::min(sdist, clamp);
-  const int n = (7 * seek_samples(s, q) + 256) / 8;
-  const int total = (7 * seek_total(s, q) + 256 * sdist) / 8;
+  const int samples = seek_samples(s, q);
+  sdist = cfq::seek_sdist_clamped_v2633(samples, seek_mean(s, q), sdist, seek_mean_thr_);
+  const int n = cfq::seek_samples_next_v2633(samples);
+  const int total = cfq::seek_total_next_v2633(seek_total(s, q), sdist);
   qb(s, q, 3) = sat(n);
   qb(s, q, 4) = std::uint8_t(total & 255);
   qb(s, q, 5) = std::uint8_t(total >> 8);

@@ -13,6 +13,7 @@ namespace blkmc::sched::cfq {
 
 inline bool ite(bool c, bool a, bool b) { return c ? a : b; }
 inline int ite(bool c, int a, int b) { return c ? a : b; }
+inline int ival(int /*like*/, int v) { return v; }
 
 // --- seek detection ---
 
@@ -22,6 +23,26 @@ inline int ite(bool c, int a, int b) { return c ? a : b; }
 template <class B, class I>
 B seeky_mean_v2633(const B& samples_valid, const I& seek_mean, const I& seek_mean_thr) {
   return samples_valid && seek_mean > seek_mean_thr;
+}
+
+// 2.6.33 cfq_update_io_seektime, one request at distance sdist from the
+// last: the distance is clamped against the current mean (harder once the
+// samples are many), then both EWMAs move 1/8 of the way. `samples` never
+// depends on the distances, so it stays a plain int; `total` and the mean
+// are the queue's state.
+template <class I>
+I seek_mean_v2633(int samples, const I& total) {
+  return samples ? (total + samples / 2) / samples : ival(total, 0);
+}
+template <class I>
+I seek_sdist_clamped_v2633(int samples, const I& mean, const I& sdist, int mean_thr) {
+  const I clamp = samples <= 60 ? 4 * mean + 256 * mean_thr : 4 * mean + 16 * mean_thr;
+  return ite(clamp < sdist, clamp, sdist);
+}
+inline int seek_samples_next_v2633(int samples) { return (7 * samples + 256) / 8; }
+template <class I>
+I seek_total_next_v2633(const I& total, const I& sdist) {
+  return (7 * total + 256 * sdist) / 8;
 }
 
 // 3.1 (seed 001, "rework seeky detection" + "rethink seeky detection for

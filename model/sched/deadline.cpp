@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "model/sched/deadline_decide.hpp"
+
 namespace blkmc::sched {
 
 namespace {
@@ -293,47 +295,49 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
       return h;
     }
   }
-  int rq = deadline_next_request(s, prio, last_dir(s));
-  int data_dir = READ;
-  if (rq >= 0 && batching(s) < fifo_batch_) {
-    data_dir = t_.dir(rq);
+  // The choice itself is dd_choose() (deadline_decide.hpp), shared with
+  // blkmc diff; here it is applied to the state and explained.
+  const int was = starved(s);
+  const bool has_r = has_fifo(s, prio, READ), has_w = has_fifo(s, prio, WRITE);
+  const int next_r = deadline_next_request(s, prio, READ);
+  const int next_w = deadline_next_request(s, prio, WRITE);
+  const dd::DdView<bool, int> view{batching(s),
+                                   fifo_batch_,
+                                   last_dir(s) == WRITE,
+                                   has_r,
+                                   has_w,
+                                   next_r >= 0,
+                                   next_w >= 0,
+                                   has_r && deadline_check_fifo(s, prio, READ),
+                                   has_w && deadline_check_fifo(s, prio, WRITE),
+                                   was,
+                                   writes_starved_};
+  const dd::Choice<bool, int> c = dd::dd_choose(variant_ == HeadRequest, view);
+  if (c.none) return -1;
+  const int data_dir = c.write ? WRITE : READ;
+  const int next_rq = c.write ? next_w : next_r;
+  int rq = -1;
+  if (!c.new_batch) {
+    rq = next_rq;
     say(why, "{}: batch continues in {} ({} of {}): {}", P, kDir[data_dir], batching(s) + 1,
         fifo_batch_, RqName{&t_, rq});
   } else {
-    // Not running a batch: choose the direction.
-    bool writes = false;
-    if (has_fifo(s, prio, READ)) {
-      if (has_fifo(s, prio, WRITE)) {
-        const int was = starved(s);
-        starved(s) = static_cast<std::uint8_t>(std::min(was + 1, 255));
-        if (was >= writes_starved_) {
-          writes = true;
-          say(why, "{}: new batch: writes starved {} >= {}: WRITE", P, was, writes_starved_);
-        } else {
-          say(why, "{}: new batch: READ (starved {} -> {}, limit {})", P, was, starved(s),
-              writes_starved_);
-        }
-      } else {
-        say(why, "{}: new batch: READ", P);
-      }
-      data_dir = writes ? WRITE : READ;
-    } else if (has_fifo(s, prio, WRITE)) {
-      writes = true;
+    starved(s) = static_cast<std::uint8_t>(c.starved);
+    if (has_r && has_w && c.write)
+      say(why, "{}: new batch: writes starved {} >= {}: WRITE", P, was, writes_starved_);
+    else if (has_r && has_w)
+      say(why, "{}: new batch: READ (starved {} -> {}, limit {})", P, was, starved(s),
+          writes_starved_);
+    else if (has_r)
+      say(why, "{}: new batch: READ", P);
+    else
       say(why, "{}: new batch: no reads, WRITE", P);
-    } else {
-      return -1;
-    }
-    if (writes) {
-      starved(s) = 0;
-      data_dir = WRITE;
-    }
-    const int next_rq = deadline_next_request(s, prio, data_dir);
-    const bool expired = deadline_check_fifo(s, prio, data_dir);
-    if (variant_ == HeadRequest && !expired && next_rq < 0) {
+    const bool expired = c.write ? view.expired_write : view.expired_read;
+    if (c.take_lowest) {
       rq = deadline_head_request(s, prio, data_dir);
       say(why, "nothing at/after {}, none expired: head request {}",
           uses_next_rq() ? "next_rq" : "latest_pos", RqName{&t_, rq});
-    } else if (expired || next_rq < 0) {
+    } else if (c.take_fifo) {
       rq = deadline_fifo_request(s, prio, data_dir);
       say(why, "{}: fifo head {}",
           expired          ? "deadline expired"
