@@ -143,6 +143,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
   struct DiffRow {
     std::string model, from, to, function;
     bool equivalent;
+    int classes;  // differ:N; -1 when not given
     int line;
   };
   std::vector<DiffRow> diffs;
@@ -168,11 +169,19 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       }
       g->expects.push_back(parse_expect(lookup, name, lineno, w[1], w[4], w[5]));
     } else if (w[0] == "diff" && w.size() == 6) {
-      if (w[5] != "equivalent" && w[5] != "differ")
-        throw UsageError(fmt::format("{}:{}: diff rows expect 'equivalent' or 'differ', not '{}'",
-                                     name, lineno, w[5]));
+      int classes = -1;
+      if (w[5].rfind("differ:", 0) == 0) {
+        const std::string n = w[5].substr(7);
+        const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), classes);
+        if (ec != std::errc() || ptr != n.data() + n.size() || classes < 1)
+          classes = -2;
+      }
+      if (w[5] != "equivalent" && w[5] != "differ" && classes < 0)
+        throw UsageError(fmt::format(
+            "{}:{}: diff rows expect 'equivalent', 'differ' or 'differ:N', not '{}'", name, lineno,
+            w[5]));
       decision_functions(w[1]);  // an unknown model fails before anything runs
-      diffs.push_back({w[1], w[2], w[3], w[4], w[5] == "equivalent", lineno});
+      diffs.push_back({w[1], w[2], w[3], w[4], w[5] == "equivalent", classes, lineno});
     } else if (w[0] == "simulate" && w.size() == 7) {
       parse_run(name, lineno, w[4]);
       double v = 0;
@@ -309,8 +318,9 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       const DiffResult r = diff_decision(*fn, idx(d.from), idx(d.to));
       secs = r.seconds;
       found = r.equivalent ? "equivalent"
-                           : fmt::format("differ ({} classes{})", r.cubes.size(), r.truncated ? "+" : "");
-      ok = r.equivalent == d.equivalent;
+                           : fmt::format("differ:{}{}", r.cubes.size(), r.truncated ? "+" : "");
+      ok = r.equivalent == d.equivalent &&
+           (d.classes < 0 || (!r.truncated && int(r.cubes.size()) == d.classes));
     } catch (const std::exception& ex) {
       found = ex.what();
     }
@@ -318,7 +328,10 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     if (!markdown)
       std::cout << fmt::format("diff {} {} {} {:<10} expected {:<10} found {:<18} {:.3f} s  {}\n",
                                d.model, d.from, d.to, d.function,
-                               d.equivalent ? "equivalent" : "differ", found, secs,
+                               d.equivalent          ? std::string("equivalent")
+                               : d.classes > 0       ? fmt::format("differ:{}", d.classes)
+                                                     : std::string("differ"),
+                               found, secs,
                                ok ? "ok" : "MISMATCH");
   }
   for (const auto& [file, ln] : replays) {

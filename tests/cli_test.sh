@@ -176,6 +176,13 @@ expect 0 "diff equivalent" -- "$B" diff bfq --from flash-boost --to better-to-id
 contains "$T/out" "EQUIVALENT for all inputs" "diff proves equivalence"
 expect 0 "diff json" -- "$B" diff bfq --from flash-boost --to better-to-idle --function must_idle --json
 contains "$T/out" '"equivalent": true' "diff --json"
+expect 1 "diff cfq ints" -- "$B" diff cfq --from deep-fix-v1 --to deep-fix-v2 --function fast_sample
+contains "$T/out" "elapsed >= 1 & elapsed < batch" "diff names integer input classes"
+contains "$T/out" "e.g. elapsed=1, batch=2" "diff gives a minimised witness"
+expect 1 "diff mq-deadline" -- "$B" diff mq-deadline --from v6.18 --to head-request --function dispatch_choice
+contains "$T/out" "v6.18 decides READ fifo head and head-request decides READ lowest sector" "diff names the outcomes"
+expect 0 "diff mq-deadline 5.16" -- "$B" diff mq-deadline --from v6.18 --to prio-5.16 --function dispatch_choice --json
+contains "$T/out" '"equivalent": true' "diff proves 5.16's choice equal"
 expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
 expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"
 expect 2 "diff unknown function" -- "$B" diff bfq --from v4.13 --to refactor --function nope; one_line_error "diff unknown function"
