@@ -12,9 +12,9 @@ const std::vector<DecisionFn>& decision_functions(const std::string& model) {
   static const std::vector<DecisionFn> deadline = sched::deadline_decisions();
   if (model == "bfq") return bfq;
   if (model == "cfq") return cfq;
-  if (model == "mq-deadline") return deadline;
+  if (model == "deadline") return deadline;
   throw UsageError(fmt::format(
-      "diff: model {} has no decision functions registered (bfq, cfq and mq-deadline have)", model));
+      "diff: model {} has no decision functions registered (bfq, cfq and deadline have)", model));
 }
 
 }  // namespace blkmc

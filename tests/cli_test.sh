@@ -179,9 +179,9 @@ contains "$T/out" '"equivalent": true' "diff --json"
 expect 1 "diff cfq ints" -- "$B" diff cfq --from deep-fix-v1 --to deep-fix-v2 --function fast_sample
 contains "$T/out" "elapsed >= 1 & elapsed < batch" "diff names integer input classes"
 contains "$T/out" "e.g. elapsed=1, batch=2" "diff gives a minimised witness"
-expect 1 "diff mq-deadline" -- "$B" diff mq-deadline --from v6.18 --to head-request --function dispatch_choice
+expect 1 "diff deadline" -- "$B" diff deadline --from v6.18 --to head-request --function dispatch_choice
 contains "$T/out" "v6.18 decides READ fifo head and head-request decides READ lowest sector" "diff names the outcomes"
-expect 0 "diff mq-deadline 5.16" -- "$B" diff mq-deadline --from v6.18 --to prio-5.16 --function dispatch_choice --json
+expect 0 "diff deadline 5.16" -- "$B" diff deadline --from v6.18 --to prio-5.16 --function dispatch_choice --json
 contains "$T/out" '"equivalent": true' "diff proves 5.16's choice equal"
 expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
 expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"

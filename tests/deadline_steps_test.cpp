@@ -28,13 +28,15 @@ using State = SchedState;
 using DM = DeadlineModel;
 
 struct Tun {
-  int fb = 16, ws = 2, re = 2, we = 20, age = 40, clock = 0, cap = 255, workload = 0, window = 4;
+  int fb = 16, ws = 2, re = 2, we = 20, age = 40, clock = 0, cap = 255, workload = 0, window = 4,
+      shadow = -1;
 };
 
 Params params(const Tun& t) {
   return {{"workload", t.workload}, {"clock", t.clock},          {"wait_cap", t.cap},
           {"fifo_batch", t.fb},     {"writes_starved", t.ws},    {"read_expire", t.re},
-          {"write_expire", t.we},   {"prio_aging_expire", t.age}, {"fair_window", t.window}};
+          {"write_expire", t.we},   {"prio_aging_expire", t.age}, {"fair_window", t.window},
+          {"shadow", t.shadow}};
 }
 
 Params none_params(int workload = 0, int clock = 0) {
@@ -1138,4 +1140,21 @@ TEST_CASE("deadline: describe, summary, state_json and actor names") {
   CHECK(p.state_json(ps)["sched"]["BE"]["next_rq_read"] == -1);
   CHECK(p.summary(run(p, ps, step(p.dispatcher(), DM::DISPATCH, 0))).find("next_rq") !=
         std::string::npos);
+}
+
+TEST_CASE("deadline: same-choice finds where head-request's choice differs from v6.18's") {
+  Tun t;
+  t.workload = shipped("seed002-expiry");
+  t.shadow = DeadlineScheduler::HeadRequest;
+  const DM m(DeadlineScheduler::V6_18, params(t));
+  const int same = DM::FairRatio + 1;  // the first scheduler-specific property
+  CHECK(verdict(m, same) == kViolated);
+  // 5.16's choice is 6.18's (blkmc diff proves it for every input).
+  t.shadow = DeadlineScheduler::Prio5_16;
+  CHECK(verdict(DM(DeadlineScheduler::V6_18, params(t)), same) == kHolds);
+  // Without a shadow the property is vacuous and the state has no ghost byte.
+  t.shadow = -1;
+  const DM off(DeadlineScheduler::V6_18, params(t));
+  CHECK(verdict(off, same) == kHolds);
+  CHECK(off.sched().bytes() == 12);
 }

@@ -15,7 +15,7 @@ using namespace blkmc;
 
 namespace {
 
-const std::vector<std::string> kModels = {"bfq", "cfq", "mq-deadline"};
+const std::vector<std::string> kModels = {"bfq", "cfq", "deadline"};
 
 // A random input inside the function's ranges.
 std::vector<int> random_input(const DecisionFn& f) {
@@ -201,7 +201,7 @@ TEST_CASE("diff: seed 001's answer (CFQ seeky rework vs 2.6.33)") {
 }
 
 TEST_CASE("diff: seed 002's answer (mq-deadline head-request vs v6.18)") {
-  const DecisionFn& f = fn("mq-deadline", "dispatch_choice");
+  const DecisionFn& f = fn("deadline", "dispatch_choice");
   const DiffResult r = diff_decision(f, 0, 1);
   CHECK_FALSE(r.equivalent);
   for (const auto& c : r.cubes) {
@@ -218,5 +218,5 @@ TEST_CASE("diff: seed 002's answer (mq-deadline head-request vs v6.18)") {
     CHECK((not_expired && no_next && not_lowest));
   }
   CHECK(diff_decision(f, 0, 3).equivalent);  // 5.16's choice is 6.18's
-  CHECK(diff_decision(fn("mq-deadline", "starved"), 0, 1).equivalent);
+  CHECK(diff_decision(fn("deadline", "starved"), 0, 1).equivalent);
 }

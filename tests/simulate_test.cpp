@@ -102,7 +102,8 @@ TEST_CASE("simulate: scheduler figures of a sync reader, by hand") {
   using namespace blkmc::sched;
   const Params p{{"workload", 0},   {"clock", 1},          {"wait_cap", 255},
                  {"fair_window", 4}, {"fifo_batch", 16},    {"writes_starved", 2},
-                 {"read_expire", 2}, {"write_expire", 20}, {"prio_aging_expire", 40}};
+                 {"read_expire", 2}, {"write_expire", 20}, {"prio_aging_expire", 40},
+                 {"shadow", -1}};
   // Each read takes 2 ticks; the second one lies 4 sectors past the end of
   // the first (the seek distance), then a write 2 sectors back.
   const DeadlineModel m(DeadlineScheduler::V6_18, p,

@@ -80,7 +80,17 @@ std::vector<ParamInfo> DeadlineScheduler::params() {
       {"write_expire", 20, 0, 60, "write deadline in ticks (kernel: 5*HZ)"},
       {"prio_aging_expire", 40, 0, 60,
        "ticks after which lower-priority requests are dispatched anyway (kernel: 10*HZ)"},
+      {"shadow", -1, -1, 3,
+       "with same-choice: compare every dispatch choice with what this variant index would "
+       "choose on the same state (-1: off)"},
   };
+}
+
+std::vector<PropInfo> DeadlineScheduler::extra_props() {
+  return {{"same-choice", PropKind::Invariant,
+           "with shadow=V: every dispatch choice (direction and request, dd_choose) equals what "
+           "variant V's __dd_dispatch_request would take on the same state; the reachable "
+           "counterpart of blkmc diff's dispatch_choice"}};
 }
 
 const char* DeadlineScheduler::summary() {
@@ -97,7 +107,8 @@ DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable
       writes_starved_(p.at("writes_starved")),
       read_expire_(p.at("read_expire")),
       write_expire_(p.at("write_expire")),
-      prio_aging_expire_(p.at("prio_aging_expire")) {
+      prio_aging_expire_(p.at("prio_aging_expire")),
+      shadow_(p.at("shadow")) {
   if (variant < V6_18 || variant > Prio5_16) throw UsageError("deadline: bad variant index");
   age_cap_ = std::max({read_expire_, write_expire_, prio_aging_expire_, 1});
 }
@@ -313,6 +324,23 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
                                    was,
                                    writes_starved_};
   const dd::Choice<bool, int> c = dd::dd_choose(variant_ == HeadRequest, view);
+  // The request a choice names (the batch's next, the fifo head, the lowest).
+  auto request_of = [&](const dd::Choice<bool, int>& x) {
+    if (x.none) return -1;
+    const int dir = x.write ? WRITE : READ;
+    if (x.take_lowest) return deadline_head_request(s, prio, dir);
+    if (x.take_fifo) return deadline_fifo_request(s, prio, dir);
+    return x.write ? next_w : next_r;
+  };
+  if (shadow_ >= 0 && shadow_ != variant_) {
+    const int mine = request_of(c);
+    const int theirs = request_of(dd::dd_choose(shadow_ == HeadRequest, view));
+    if (mine != theirs) {
+      s.b[off_ + 12] = 1;
+      say(why, "(shadow {} would take {})", variants()[std::size_t(shadow_)].name,
+          theirs < 0 ? std::string("nothing") : fmt::format("{}", RqName{&t_, theirs}));
+    }
+  }
   if (c.none) return -1;
   const int data_dir = c.write ? WRITE : READ;
   const int next_rq = c.write ? next_w : next_r;

@@ -61,7 +61,9 @@ class DeadlineScheduler {
 
   DeadlineScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
 
-  std::size_t bytes() const { return 12; }
+  // 12 bytes, and with shadow=V a ghost byte: a dispatch choice differed
+  // from V's (same-choice).
+  std::size_t bytes() const { return shadow_ >= 0 ? 13 : 12; }
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     dd_insert_request(s, rq, at_head, requeue, why);
@@ -76,6 +78,11 @@ class DeadlineScheduler {
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
   std::vector<std::string> variable_names() const { return {"dd"}; }
+
+  static std::vector<PropInfo> extra_props();
+  bool violates_extra(int i, const SchedState& s) const {
+    return i == 0 && shadow_ >= 0 && s.b[off_ + 12] != 0;
+  }
 
   int variant() const { return variant_; }
   int fifo_batch() const { return fifo_batch_; }
@@ -132,7 +139,7 @@ class DeadlineScheduler {
   const RqTable& t_;
   std::size_t off_;
   int variant_, fifo_batch_, writes_starved_, read_expire_, write_expire_, prio_aging_expire_;
-  int age_cap_;
+  int age_cap_, shadow_;
 };
 
 }  // namespace blkmc::sched

@@ -92,8 +92,8 @@ DecisionFn make(std::string name, std::string kernel, std::vector<std::string> o
   f.assume = [](const std::vector<z3::expr>& in) { return view_ok(in); };
   f.assume_concrete = [](const std::vector<int>& in) { return bool(view_ok(in)); };
   f.reach =
-      "blkmc check mq-deadline -v FROM and -v TO on the same workload; blkmc compare lists the "
-      "verdicts and figures that change (e.g. workload=2, seed 002's readers and writer)";
+      "blkmc check deadline -v FROM -p shadow=TO --prop same-choice --bfs finds a shortest trace "
+      "to a state where the two choices take different requests";
   return f;
 }
 
