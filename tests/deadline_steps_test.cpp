@@ -837,8 +837,9 @@ TEST_CASE("deadline: conservation reads the ghost flag and the books") {
   for (int p : {DM::Deadlock, DM::Progress, DM::MaxWait, DM::Starvation})
     CHECK_FALSE(m.violates(p, bad));
   const auto& props = m.info().props;
-  REQUIRE(props.size() == 8);
+  REQUIRE(props.size() == 9);
   CHECK(props[DM::FairRatio].name == "fair-ratio");
+  CHECK(props[DM::FairRatio + 1].name == "same-choice");
   CHECK(props[DM::FairRatio].kind == PropKind::Maximize);
   CHECK(props[DM::Conservation].name == "conservation");
   CHECK(props[DM::MaxWait].name == "max-wait");
