@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/compare.hpp"
+#include "cli/device.hpp"
 #include "cli/diff.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
@@ -168,6 +169,40 @@ int main(int argc, char** argv) {
   bool suite_markdown = false;
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
 
+  DeviceRunArgs dev;
+  auto* devc = app.add_subcommand(
+      "device", "run a trace or workload on a loop device this command creates, and check the "
+                "model against the kernel (needs root, loop devices, tracefs; exit 5 without)");
+  devc->require_subcommand(1);
+  auto* dev_run = devc->add_subcommand(
+      "run", "replay TRACE|WORKLOAD N times behind the freeze gate; report the modal dispatch "
+             "order, its share, the spread, and the model's order and conformance");
+  dev_run->add_option("source", dev.source, "trace (.json), workload file (.wl) or shipped workload name")
+      ->required();
+  dev_run->add_option("--scheduler", dev.scheduler, "mq-deadline (default), bfq or none");
+  dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
+  dev_run->add_option("--param,-p", dev.params, "model parameter / tunable name=value (repeatable)");
+  dev_run->add_option("--repeat", dev.repeat, "runs (default 5)");
+  dev_run->add_option("--engine", dev.engine, "submission engine: libaio (default)");
+  dev_run->add_flag("--json", dev.json, "print the result as JSON");
+  dev_run->add_flag("--quiet,-q", dev.quiet, "no per-run lines on stderr");
+  int check_repeat = 3;
+  auto* dev_check = devc->add_subcommand(
+      "check", "run the mq-deadline workloads on a loop device and compare with the model: "
+               "workload, tunables, model prediction, kernel observation, match");
+  dev_check->add_option("--repeat", check_repeat, "runs per row (default 3)");
+  dev_check->add_flag("--json", dev.json, "print the rows as JSON");
+  dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
+
+  std::string fio_out, fio_target = "/dev/loop0", export_source;
+  bool export_fio_flag = false;
+  auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
+  exportc->add_option("source", export_source, "trace (.json), workload file (.wl) or shipped workload name")
+      ->required();
+  exportc->add_flag("--fio", export_fio_flag, "a fio job file (one job per process, iolog replay)")->required();
+  exportc->add_option("-o,--output", fio_out, "job file to write (iologs go next to it)")->required();
+  exportc->add_option("--target", fio_target, "file or device the iologs name (default /dev/loop0)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -284,6 +319,9 @@ int main(int argc, char** argv) {
       if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
       return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json);
     }
+    if (dev_run->parsed()) return run_device_run(dev);
+    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet);
+    if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);
       std::ifstream in(suite_file);

@@ -1,0 +1,354 @@
+// blkmc device run|check, blkmc export --fio: see README "Real devices".
+#include "cli/device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "device/analysis.hpp"
+#include "device/conformance.hpp"
+#include "device/env.hpp"
+#include "device/fio_export.hpp"
+#include "device/loop.hpp"
+#include "device/plan.hpp"
+#include "device/replay_io.hpp"
+#include "device/tracefs.hpp"
+#include "model/registry.hpp"
+#include "props/verdict.hpp"
+
+namespace blkmc {
+
+using namespace device;
+
+namespace {
+
+// The real stack and its tracefs instance, built once per command.
+struct Session {
+  std::unique_ptr<Stack> stack;
+  std::unique_ptr<TraceInstance> trace;
+  Session() {
+    install_device_signal_handlers();
+    stack = std::make_unique<Stack>(2u << 20);
+    trace = std::make_unique<TraceInstance>(stack->dut().major, stack->dut().minor);
+  }
+  ~Session() {
+    trace.reset();  // the instance first, then the stack (reverse order)
+    stack.reset();
+  }
+};
+
+struct RunResult {
+  std::vector<int> order;
+  Conformance conf;
+  bool gate_ok = true;
+  int unmatched = 0, merges = 0;
+  double seconds = 0;
+};
+
+struct CaseResult {
+  std::string workload, scheduler, variant, tunables;
+  std::vector<std::string> notes;
+  std::vector<int> predicted;
+  std::vector<RunResult> runs;
+  Modal modal;
+  int tracked = -1, model_wait = -1, kernel_wait = -1;
+  int conforming = 0;
+  bool order_match = false, wait_match = false;
+  double seconds = 0;
+  bool match() const { return order_match && (tracked < 0 || wait_match) && conforming == int(runs.size()); }
+};
+
+bool gate_held(const Plan& plan, const std::vector<Event>& ev) {
+  if (!plan.gated) return true;
+  int last_insert = -1, first_issue = -1;
+  for (int i = 0; i < int(ev.size()); ++i) {
+    const auto& p = plan.procs[std::size_t(plan.rqs[std::size_t(ev[std::size_t(i)].rq)].proc)];
+    if (p.pre_gate) continue;
+    if (ev[std::size_t(i)].kind == EvKind::Insert && !p.sync) last_insert = i;
+    if (ev[std::size_t(i)].kind == EvKind::Issue && first_issue < 0) first_issue = i;
+  }
+  return first_issue < 0 || last_insert < first_issue;
+}
+
+std::string tunable_text(const std::vector<std::pair<std::string, int>>& t) {
+  std::string s;
+  for (const auto& [k, v] : t) {
+    if (!s.empty()) s += ' ';
+    s += fmt::format("{}={}", k, v);
+  }
+  return s.empty() ? "-" : s;
+}
+
+template <class Sched>
+CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_name, int variant,
+                    const Params& params, int repeat, bool verbose) {
+  CaseResult c;
+  c.workload = plan.wl.name;
+  c.scheduler = sched_name;
+  c.notes = plan.notes;
+  const sched::SchedModel<Sched> m(variant, params, plan.wl);
+  c.variant = m.info().variants[std::size_t(variant)].name;
+  RunOptions opt;
+  opt.scheduler = sched_name;
+  if (sched_name == "mq-deadline")
+    for (const char* k : {"fifo_batch", "writes_starved"}) opt.tunables.emplace_back(k, params.at(k));
+  if (sched_name == "bfq")
+    for (const char* k : {"low_latency", "strict_guarantees"}) opt.tunables.emplace_back(k, params.at(k));
+  c.tunables = tunable_text(opt.tunables);
+  c.predicted = predict_order(m);
+  c.tracked = plan.wl.track;
+  if (c.tracked >= 0) c.model_wait = gated_before(plan, c.predicted, c.tracked);
+  const auto t0 = std::chrono::steady_clock::now();
+  prepare_queue(*ses.stack, plan);
+  std::vector<std::vector<int>> orders;
+  for (int i = 0; i < repeat; ++i) {
+    const RunData d = run_once(*ses.stack, *ses.trace, plan, opt);
+    const Joined j = join_events(plan, parse_trace_text(d.trace_text));
+    RunResult r;
+    r.order = issue_order(j.events);
+    r.conf = check_conformance(m, j.events);
+    r.gate_ok = gate_held(plan, j.events);
+    r.unmatched = j.unmatched;
+    r.merges = j.merges;
+    r.seconds = d.seconds;
+    c.conforming += r.conf.ok;
+    if (verbose) {
+      std::cerr << fmt::format("  run {}: {:.3f} s, {} issues, {}{}{}\n", i + 1, r.seconds, r.order.size(),
+                               r.conf.ok ? "conforms" : "DOES NOT CONFORM: " + r.conf.message,
+                               r.gate_ok ? "" : ", gate did not hold",
+                               r.unmatched ? fmt::format(", {} unmatched events", r.unmatched) : "");
+    }
+    orders.push_back(r.order);
+    c.runs.push_back(std::move(r));
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  c.modal = modal_order(orders);
+  c.order_match = c.modal.order == c.predicted;
+  if (c.tracked >= 0) {
+    c.kernel_wait = gated_before(plan, c.modal.order, c.tracked);
+    c.wait_match = c.kernel_wait == c.model_wait;
+  }
+  return c;
+}
+
+nlohmann::json names(const Plan& plan, const std::vector<int>& order) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int r : order)
+    a.push_back(fmt::format("{}.{}", plan.procs[std::size_t(plan.rqs[std::size_t(r)].proc)].name,
+                            plan.rqs[std::size_t(r)].index));
+  return a;
+}
+
+nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : c.runs)
+    runs.push_back({{"order", names(plan, r.order)},
+                    {"conforms", r.conf.ok},
+                    {"nonconformance", r.conf.message},
+                    {"gate_held", r.gate_ok},
+                    {"unmatched_events", r.unmatched},
+                    {"seconds", r.seconds}});
+  nlohmann::json j{{"workload", c.workload},
+                   {"scheduler", c.scheduler},
+                   {"model_variant", c.variant},
+                   {"tunables", c.tunables},
+                   {"notes", c.notes},
+                   {"model_order", names(plan, c.predicted)},
+                   {"modal_order", names(plan, c.modal.order)},
+                   {"modal_count", c.modal.count},
+                   {"runs_total", c.modal.runs},
+                   {"kendall_to_mode", c.modal.distance},
+                   {"conforming_runs", c.conforming},
+                   {"order_match", c.order_match},
+                   {"match", c.match()},
+                   {"seconds", c.seconds},
+                   {"runs", runs}};
+  if (c.tracked >= 0) {
+    j["tracked"] = names(plan, {c.tracked})[0];
+    j["model_wait"] = c.model_wait;
+    j["kernel_wait"] = c.kernel_wait;
+  }
+  return j;
+}
+
+void print_case(const Plan& plan, const CaseResult& c) {
+  std::cout << fmt::format("{} on {} ({}), model deadline/{} variant {}\n", c.workload, c.scheduler,
+                           c.tunables, c.scheduler, c.variant);
+  for (const auto& n : c.notes) std::cout << "  note: " << n << '\n';
+  std::cout << fmt::format("  kernel, modal order ({}/{} runs, Kendall distance to it max {}): {}\n",
+                           c.modal.count, c.modal.runs, c.modal.max_distance(),
+                           order_text(plan, c.modal.order));
+  std::cout << fmt::format("  model order: {}\n", order_text(plan, c.predicted));
+  if (c.order_match)
+    std::cout << "  orders: identical\n";
+  else {
+    std::size_t k = 0;
+    while (k < c.modal.order.size() && k < c.predicted.size() && c.modal.order[k] == c.predicted[k]) ++k;
+    std::cout << fmt::format("  orders: differ from position {} (Kendall distance {})\n", k,
+                             kendall_distance(c.modal.order, c.predicted));
+  }
+  if (c.tracked >= 0)
+    std::cout << fmt::format("  tracked {}: dispatched after {} gated requests in the model, {} on the kernel\n",
+                             names(plan, {c.tracked})[0].get<std::string>(), c.model_wait, c.kernel_wait);
+  std::cout << fmt::format("  conformance: {}/{} runs conform", c.conforming, c.runs.size());
+  for (const auto& r : c.runs)
+    if (!r.conf.ok) {
+      std::cout << "; first failure: " << r.conf.message;
+      break;
+    }
+  std::cout << fmt::format("\n  {:.2f} s, {}\n", c.seconds, c.match() ? "MATCH" : "MISMATCH");
+}
+
+struct Resolved {
+  Plan plan;
+  std::string scheduler;
+  int variant = 0;
+  Params params;
+};
+
+Resolved resolve(const std::string& source, const std::string& sched_opt, const std::string& variant_opt,
+                 const std::vector<std::string>& kvs) {
+  const Source src = load_source(source);
+  Resolved r;
+  r.scheduler = !sched_opt.empty() ? sched_opt : !src.scheduler.empty() ? src.scheduler : "mq-deadline";
+  if (r.scheduler == "deadline") r.scheduler = "mq-deadline";
+  const ModelHandle& mh = find_model(model_of_scheduler(r.scheduler));
+  Params given = src.scheduler.empty() || src.scheduler == r.scheduler ? src.params : Params{};
+  Params p = resolve_params(mh.info(), kvs);
+  for (const auto& [k, v] : resolve_params(mh.info(), given)) {
+    const bool named = std::any_of(kvs.begin(), kvs.end(), [&](const std::string& kv) {
+      return kv.substr(0, kv.find('=')) == k;
+    });
+    if (!named && given.count(k)) p[k] = v;
+  }
+  r.plan = make_plan(src.text, src.name);
+  if (p.count("clock") && p["clock"] != 0) r.plan.notes.push_back("clock=1 ignored: the model runs untimed (clock=0)");
+  p["clock"] = 0;
+  const std::string v = !variant_opt.empty() ? variant_opt : src.model_variant;
+  const auto& vars = mh.info().variants;
+  r.variant = v.empty() ? (r.scheduler == "bfq" ? int(vars.size()) - 1 : 0) : find_variant_index(mh.info(), v);
+  r.params = p;
+  return r;
+}
+
+CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
+  if (r.scheduler == "mq-deadline")
+    return run_case<sched::DeadlineScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+  if (r.scheduler == "bfq")
+    return run_case<sched::BfqScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+  return run_case<sched::NoneScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+}
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const EnvError& e) {
+    std::cerr << "blkmc: device: " << e.what() << " (exit 5: the environment lacks support)\n";
+    return kExitUnsupported;
+  } catch (const Interrupted&) {
+    std::cerr << "blkmc: device: interrupted; everything set up was removed\n";
+    return 130;
+  }
+}
+
+}  // namespace
+
+int run_device_run(const DeviceRunArgs& a) {
+  if (a.engine != "libaio")
+    throw UsageError(fmt::format("--engine {}: only libaio is built (io_uring may punt to workers and "
+                                 "reorder one process's requests)", a.engine));
+  if (a.repeat < 1 || a.repeat > 1000) throw UsageError("--repeat must be 1..1000");
+  const Resolved r = resolve(a.source, a.scheduler, a.variant, a.params);
+  return guarded([&] {
+    Session ses;
+    if (!a.quiet && !a.json)
+      std::cerr << fmt::format("device {} ({}), backing file in {}\n", ses.stack->dut().name(),
+                               r.scheduler, ses.stack->tmpdir());
+    const CaseResult c = dispatch_case(ses, r, a.repeat, !a.quiet && !a.json);
+    if (a.json)
+      std::cout << case_json(r.plan, c).dump(2) << '\n';
+    else
+      print_case(r.plan, c);
+    return kExitHolds;
+  });
+}
+
+int run_device_check(int repeat, bool json, bool quiet) {
+  struct Row {
+    const char* workload;
+    const char* sched;
+    std::vector<std::string> params;
+  };
+  const std::vector<Row> rows{
+      {"gated-write", "mq-deadline", {"fifo_batch=16", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=1", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=4", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=8", "writes_starved=1"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=4", "writes_starved=3"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=1", "writes_starved=0"}},
+      {"gated-write-idle", "mq-deadline", {"fifo_batch=16", "writes_starved=2"}},
+      {"gated-write-idle", "mq-deadline", {"fifo_batch=4", "writes_starved=2"}},
+      {"stream-write", "mq-deadline", {}},
+      {"fair-read-write", "mq-deadline", {}},
+  };
+  if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
+  return guarded([&] {
+    Session ses;
+    nlohmann::json all = nlohmann::json::array();
+    std::vector<std::string> lines;
+    int bad = 0;
+    const std::string head = fmt::format("{:<18} {:<12} {:<32} {:<26} {:<30} {:<5} {}", "workload", "scheduler",
+                                         "tunables", "model", "kernel (modal)", "conf", "match");
+    if (!json) std::cout << head << '\n';
+    for (const auto& row : rows) {
+      const Resolved r = resolve(row.workload, row.sched, "", row.params);
+      if (!quiet && !json) std::cerr << fmt::format("{} {} {}\n", row.workload, row.sched, fmt::join(row.params, " "));
+      const CaseResult c = dispatch_case(ses, r, repeat, !quiet && !json);
+      bad += !c.match();
+      if (json) {
+        all.push_back(case_json(r.plan, c));
+        continue;
+      }
+      std::string model, kernel;
+      if (c.tracked >= 0) {
+        model = fmt::format("wait {}, order of {}", c.model_wait, c.predicted.size());
+        kernel = fmt::format("wait {}, {} in {}/{} runs", c.kernel_wait, c.order_match ? "same order" : "other order",
+                             c.modal.count, c.modal.runs);
+      } else {
+        model = fmt::format("order of {}", c.predicted.size());
+        kernel = fmt::format("{} in {}/{} runs", c.order_match ? "same order" : "other order", c.modal.count,
+                             c.modal.runs);
+      }
+      std::cout << fmt::format("{:<18} {:<12} {:<32} {:<26} {:<30} {:<5} {}\n", c.workload, c.scheduler,
+                               c.tunables, model, kernel,
+                               fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO")
+                << std::flush;
+    }
+    if (json) std::cout << all.dump(2) << '\n';
+    return bad ? kExitViolated : kExitHolds;
+  });
+}
+
+int run_export_fio(const std::string& source, const std::string& out, const std::string& target) {
+  const Source src = load_source(source);
+  const Plan plan = make_plan(src.text, src.name);
+  const FioExport fx = export_fio(plan, out, target);
+  auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    if (!f || !(f << text)) throw UsageError(fmt::format("cannot write '{}'", path));
+  };
+  write(out, fx.job);
+  for (const auto& [path, text] : fx.iologs) write(path, text);
+  std::cout << fmt::format("fio job written to {} ({} jobs, iologs {}.*.iolog)\n", out, plan.procs.size(),
+                           out.substr(0, out.rfind('.') == std::string::npos ? out.size() : out.rfind('.')));
+  return kExitHolds;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,23 @@
+// blkmc device run|check and blkmc export --fio (issue 7): real loop devices.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace blkmc {
+
+struct DeviceRunArgs {
+  std::string source;     // TRACE (.json), workload file (.wl) or shipped workload name
+  std::string scheduler;  // default: the trace's, else mq-deadline
+  std::string variant;    // model variant (default: the trace's, else the newest)
+  std::vector<std::string> params;
+  int repeat = 5;
+  std::string engine = "libaio";
+  bool json = false, quiet = false;
+};
+
+int run_device_run(const DeviceRunArgs& a);
+int run_device_check(int repeat, bool json, bool quiet);
+int run_export_fio(const std::string& source, const std::string& out, const std::string& target);
+
+}  // namespace blkmc
