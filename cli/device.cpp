@@ -19,6 +19,8 @@
 #include "device/plan.hpp"
 #include "device/replay_io.hpp"
 #include "device/tracefs.hpp"
+#include "explorer/limits.hpp"
+#include "explorer/search.hpp"
 #include "model/registry.hpp"
 #include "props/verdict.hpp"
 
@@ -58,10 +60,15 @@ struct CaseResult {
   std::vector<RunResult> runs;
   Modal modal;
   int tracked = -1, model_wait = -1, kernel_wait = -1;
+  int worst_wait = -1;  // max-wait over every interleaving the model allows (-1: not found)
+  bool worst_exact = false;
   int conforming = 0;
   bool order_match = false, wait_match = false;
   double seconds = 0;
-  bool match() const { return order_match && (tracked < 0 || wait_match) && conforming == int(runs.size()); }
+  bool match() const {
+    return order_match && (tracked < 0 || (wait_match && kernel_wait <= worst_wait)) &&
+           conforming == int(runs.size());
+  }
 };
 
 bool gate_held(const Plan& plan, const std::vector<Event>& ev) {
@@ -103,7 +110,22 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
   c.tunables = tunable_text(opt.tunables);
   c.predicted = predict_order(m);
   c.tracked = plan.wl.track;
-  if (c.tracked >= 0) c.model_wait = gated_before(plan, c.predicted, c.tracked);
+  if (c.tracked >= 0) {
+    c.model_wait = gated_before(plan, c.predicted, c.tracked);
+    // The bound: the tracked request's worst wait over every interleaving.
+    SearchOptions so;
+    so.bfs = false;
+    so.progress = false;
+    so.props = {sched::SchedModel<Sched>::MaxWait};
+    so.limits.seconds = 10;
+    so.limits.max_states = 2000000;
+    so.limits.memory_bytes = default_memory_limit() / 4;
+    const auto res = explore(m, so);
+    if (!res.props.empty() && res.props[0].value) {
+      c.worst_wait = *res.props[0].value;
+      c.worst_exact = res.props[0].value_exact;
+    }
+  }
   const auto t0 = std::chrono::steady_clock::now();
   prepare_queue(*ses.stack, plan);
   std::vector<std::vector<int>> orders;
@@ -173,6 +195,8 @@ nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
     j["tracked"] = names(plan, {c.tracked})[0];
     j["model_wait"] = c.model_wait;
     j["kernel_wait"] = c.kernel_wait;
+    j["model_worst_wait"] = c.worst_wait;
+    j["model_worst_exact"] = c.worst_exact;
   }
   return j;
 }
@@ -194,8 +218,10 @@ void print_case(const Plan& plan, const CaseResult& c) {
                              kendall_distance(c.modal.order, c.predicted));
   }
   if (c.tracked >= 0)
-    std::cout << fmt::format("  tracked {}: dispatched after {} gated requests in the model, {} on the kernel\n",
-                             names(plan, {c.tracked})[0].get<std::string>(), c.model_wait, c.kernel_wait);
+    std::cout << fmt::format("  tracked {}: dispatched after {} gated requests in the model (worst case over "
+                             "every interleaving: {}{}), {} on the kernel\n",
+                             names(plan, {c.tracked})[0].get<std::string>(), c.model_wait, c.worst_wait,
+                             c.worst_exact ? "" : ", search incomplete", c.kernel_wait);
   std::cout << fmt::format("  conformance: {}/{} runs conform", c.conforming, c.runs.size());
   for (const auto& r : c.runs)
     if (!r.conf.ok) {
@@ -304,7 +330,7 @@ int run_device_check(int repeat, bool json, bool quiet) {
     nlohmann::json all = nlohmann::json::array();
     std::vector<std::string> lines;
     int bad = 0;
-    const std::string head = fmt::format("{:<18} {:<12} {:<32} {:<26} {:<30} {:<5} {}", "workload", "scheduler",
+    const std::string head = fmt::format("{:<17} {:<12} {:<31} {:<27} {:<27} {:<5} {}", "workload", "scheduler",
                                          "tunables", "model", "kernel (modal)", "conf", "match");
     if (!json) std::cout << head << '\n';
     for (const auto& row : rows) {
@@ -318,15 +344,14 @@ int run_device_check(int repeat, bool json, bool quiet) {
       }
       std::string model, kernel;
       if (c.tracked >= 0) {
-        model = fmt::format("wait {}, order of {}", c.model_wait, c.predicted.size());
-        kernel = fmt::format("wait {}, {} in {}/{} runs", c.kernel_wait, c.order_match ? "same order" : "other order",
+        model = fmt::format("wait {} (worst {}), {} rqs", c.model_wait, c.worst_wait, c.predicted.size());
+        kernel = fmt::format("wait {}, {} {}/{}", c.kernel_wait, c.order_match ? "same order" : "other order",
                              c.modal.count, c.modal.runs);
       } else {
-        model = fmt::format("order of {}", c.predicted.size());
-        kernel = fmt::format("{} in {}/{} runs", c.order_match ? "same order" : "other order", c.modal.count,
-                             c.modal.runs);
+        model = fmt::format("{} rqs", c.predicted.size());
+        kernel = fmt::format("{} {}/{}", c.order_match ? "same order" : "other order", c.modal.count, c.modal.runs);
       }
-      std::cout << fmt::format("{:<18} {:<12} {:<32} {:<26} {:<30} {:<5} {}\n", c.workload, c.scheduler,
+      std::cout << fmt::format("{:<17} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", c.workload, c.scheduler,
                                c.tunables, model, kernel,
                                fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO")
                 << std::flush;
