@@ -194,14 +194,14 @@ int main(int argc, char** argv) {
   dev_check->add_flag("--json", dev.json, "print the rows as JSON");
   dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
 
-  std::string fio_out, fio_target = "/dev/loop0", export_source;
+  std::string fio_out, fio_target = "blkmc-fio.img", export_source;
   bool export_fio_flag = false;
   auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
   exportc->add_option("source", export_source, "trace (.json), workload file (.wl) or shipped workload name")
       ->required();
   exportc->add_flag("--fio", export_fio_flag, "a fio job file (one job per process, iolog replay)")->required();
   exportc->add_option("-o,--output", fio_out, "job file to write (iologs go next to it)")->required();
-  exportc->add_option("--target", fio_target, "file or device the iologs name (default /dev/loop0)");
+  exportc->add_option("--target", fio_target, "file or device the iologs name (default blkmc-fio.img; fio writes to it)");
 
   try {
     app.parse(argc, argv);

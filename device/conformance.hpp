@@ -84,8 +84,9 @@ int pick(const M& m, typename M::State s, typename M::State& next) {
 
 }  // namespace detail
 
+// events: when given, the schedule's events as the kernel would trace them.
 template <class M>
-std::vector<int> predict_order(const M& m) {
+std::vector<int> predict_order(const M& m, std::vector<Event>* events = nullptr) {
   using S = typename M::State;
   S s = m.initial();
   std::vector<int> order;
@@ -109,13 +110,20 @@ std::vector<int> predict_order(const M& m) {
         if (m.rqs().status(s, r) == sched::St::Driver &&
             (oldest < 0 || m.rqs().seq(s, r) < m.rqs().seq(s, oldest)))
           oldest = r;
-      if (auto n = detail::take(m, s, m.device(), M::COMPLETE, oldest)) best->second = *n;
+      if (auto n = detail::take(m, s, m.device(), M::COMPLETE, oldest)) {
+        best->first.arg = std::uint8_t(oldest);
+        best->second = *n;
+      }
     }
     const Step st = best->first;
     s = best->second;
     if ((st.action == M::ISSUE || st.action == M::DISPATCH) && st.arg != M::kNull &&
-        m.rqs().status(s, st.arg) == sched::St::Driver)
+        m.rqs().status(s, st.arg) == sched::St::Driver) {
       order.push_back(st.arg);
+      if (events) events->push_back(Event{EvKind::Issue, st.arg, 0});
+    }
+    if (events && st.action == M::SUBMIT) events->push_back(Event{EvKind::Insert, st.arg, 0});
+    if (events && st.action == M::COMPLETE) events->push_back(Event{EvKind::Complete, st.arg, 0});
   }
   return order;
 }

@@ -17,7 +17,7 @@ FioExport export_fio(const Plan& plan, const std::string& job_path, const std::s
   j += fmt::format("; target {} (named in the iologs); model sector = {} bytes\n", target, kUnitBytes);
   if (plan.gated)
     j += "; the workload is gated: fio cannot freeze the filesystem under the device, so the\n"
-         "; gate's processes only start first; `blkmc device run` reproduces the gate\n";
+         "; processes below the gate only start 50 ms later; `blkmc device run` reproduces the gate\n";
   for (const auto& n : plan.notes) j += "; note: " + n + "\n";
   j += "\n[global]\nioengine=libaio\ndirect=1\nthread\ngroup_reporting=0\n";
   for (std::size_t i = 0; i < plan.procs.size(); ++i) {
@@ -39,7 +39,7 @@ FioExport export_fio(const Plan& plan, const std::string& job_path, const std::s
     j += fmt::format("iodepth={}\n", p.sync ? 1 : std::max<std::size_t>(1, p.rqs.size()));
     if (!p.sync) j += fmt::format("iodepth_batch_submit=1\n");
     j += fmt::format("prioclass={}\nprio={}\n", p.ioprio_class, p.ioprio_level);
-    if (!p.pre_gate && plan.gated) j += "startdelay=0\n";
+    if (!p.pre_gate && plan.gated) j += "startdelay=50ms\n";
   }
   return out;
 }
