@@ -35,6 +35,10 @@ struct Conformance {
   int issues = 0;      // issues checked
   int failed_at = -1;  // index of the first non-conforming event
   std::string message;
+  // The tracked request's wait along the kernel's run, as the model counts
+  // it (max-wait: scheduler dispatches of other requests while it was
+  // queued); -1 without a tracked request or when the run does not conform.
+  int wait = -1;
 };
 
 namespace detail {
@@ -221,6 +225,7 @@ Conformance check_conformance(const M& m, const std::vector<Event>& events) {
     cands.assign(1, s);
     since.clear();
   }
+  if (m.tracked() >= 0) c.wait = m.wait(s);
   return c;
 }
 
