@@ -18,6 +18,7 @@
 #include "device/loop.hpp"
 #include "device/plan.hpp"
 #include "device/replay_io.hpp"
+#include "device/stress.hpp"
 #include "device/tracefs.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/search.hpp"
@@ -409,6 +410,53 @@ int run_device_check(int repeat, bool json, bool quiet) {
     }
     if (json) std::cout << all.dump(2) << '\n';
     return bad ? kExitViolated : kExitHolds;
+  });
+}
+
+int run_device_stress(const DeviceStressArgs& a) {
+  if (a.depth < kMinDepth || a.depth > 128) throw UsageError("--depth must be 4..128");
+  if (a.threads < 1 || a.threads > 64) throw UsageError("--threads must be 1..64");
+  if (a.per_thread < 1 || a.per_thread > 64) throw UsageError("--per-thread must be 1..64");
+  if (a.seconds <= 0 || a.seconds > 600) throw UsageError("--seconds must be in (0, 600]");
+  model_of_scheduler(a.scheduler == "kyber" ? "none" : a.scheduler);  // validates the name
+  return guarded([&] {
+    install_device_signal_handlers();
+    Stack st(2u << 20);
+    StressOptions o;
+    o.scheduler = a.scheduler;
+    o.depth = a.depth;
+    o.threads = a.threads;
+    o.per_thread = a.per_thread;
+    o.seconds = a.seconds;
+    const StressResult r = run_stress(st, o);
+    if (a.json) {
+      std::cout << nlohmann::json{{"device", st.dut().name()},
+                                  {"scheduler", a.scheduler},
+                                  {"depth", a.depth},
+                                  {"threads", a.threads},
+                                  {"per_thread", a.per_thread},
+                                  {"seconds", a.seconds},
+                                  {"ios", r.ios},
+                                  {"samples", r.samples},
+                                  {"inflight_min", r.inflight_min},
+                                  {"inflight_max", r.inflight_max},
+                                  {"diskstats_min", r.diskstats_min},
+                                  {"diskstats_max", r.diskstats_max},
+                                  {"bad_samples", r.bad_samples},
+                                  {"first_bad", r.first_bad},
+                                  {"ok", r.ok()}}
+                       .dump(2)
+                << '\n';
+    } else {
+      std::cout << fmt::format(
+          "stress {} ({}, {} driver tags): {} threads x {} in flight for {:.1f} s, {} I/Os\n"
+          "  {} samples: /sys/block/{}/inflight {}..{}, /proc/diskstats in progress {}..{}\n"
+          "  invariants (0 <= inflight <= {} driver tags, 0 <= in progress <= {} submitted): {}\n",
+          st.dut().name(), a.scheduler, a.depth, a.threads, a.per_thread, a.seconds, r.ios, r.samples,
+          st.dut().name(), r.inflight_min, r.inflight_max, r.diskstats_min, r.diskstats_max, a.depth,
+          a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad));
+    }
+    return r.ok() ? kExitHolds : kExitViolated;
   });
 }
 

@@ -18,6 +18,13 @@ struct DeviceRunArgs {
 
 int run_device_run(const DeviceRunArgs& a);
 int run_device_check(int repeat, bool json, bool quiet);
+struct DeviceStressArgs {
+  std::string scheduler = "mq-deadline";
+  int depth = 4, threads = 4, per_thread = 8;
+  double seconds = 1.0;
+  bool json = false;
+};
+int run_device_stress(const DeviceStressArgs& a);
 int run_export_fio(const std::string& source, const std::string& out, const std::string& target);
 
 }  // namespace blkmc

@@ -194,6 +194,17 @@ int main(int argc, char** argv) {
   dev_check->add_flag("--json", dev.json, "print the rows as JSON");
   dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
 
+  DeviceStressArgs stress;
+  auto* dev_stress = devc->add_subcommand(
+      "stress", "concurrent I/O on a loop device while sampling /sys/block/loopN/inflight and "
+                "/proc/diskstats: never negative, never above the driver tags");
+  dev_stress->add_option("--scheduler", stress.scheduler, "mq-deadline (default), bfq, kyber or none");
+  dev_stress->add_option("--depth", stress.depth, "driver tags, nr_requests (default 4)");
+  dev_stress->add_option("--threads", stress.threads, "submitting threads (default 4)");
+  dev_stress->add_option("--per-thread", stress.per_thread, "requests in flight per thread (default 8)");
+  dev_stress->add_option("--seconds", stress.seconds, "duration (default 1)");
+  dev_stress->add_flag("--json", stress.json, "print the figures as JSON");
+
   std::string fio_out, fio_target = "blkmc-fio.img", export_source;
   bool export_fio_flag = false;
   auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
@@ -321,6 +332,7 @@ int main(int argc, char** argv) {
     }
     if (dev_run->parsed()) return run_device_run(dev);
     if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet);
+    if (dev_stress->parsed()) return run_device_stress(stress);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);

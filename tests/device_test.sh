@@ -97,6 +97,15 @@ expect 0 "device check" -- "$B" device check --repeat 1 -q
 [ "$(grep -c ' yes$' "$T/out")" -ge 8 ] && ok || bad "device check rows match"
 clean "after device check"
 
+expect 0 "device stress" -- "$B" device stress --seconds 0.5 --json
+python3 - "$T/out" <<'PY' && ok || bad "device stress --json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ok"] and j["samples"] > 100 and j["ios"] > 0, j
+assert 0 <= j["inflight_min"] <= j["inflight_max"] <= 4, j
+PY
+clean "after device stress"
+
 # Interrupted mid-run: everything is removed, exit 130.
 for sig in INT TERM; do
   for delay in 0.05 0.6; do
