@@ -224,8 +224,8 @@ nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
 }
 
 void print_case(const Plan& plan, const CaseResult& c) {
-  std::cout << fmt::format("{} on {} ({}), model deadline/{} variant {}\n", c.workload, c.scheduler,
-                           c.tunables, c.scheduler, c.variant);
+  std::cout << fmt::format("{} on {} ({}), model {} variant {}\n", c.workload, c.scheduler, c.tunables,
+                           model_of_scheduler(c.scheduler), c.variant);
   for (const auto& n : c.notes) std::cout << "  note: " << n << '\n';
   std::cout << fmt::format("  kernel, modal order ({}/{} runs, Kendall distance to it max {}): {}\n",
                            c.modal.count, c.modal.runs, c.modal.max_distance(),
@@ -281,6 +281,10 @@ Resolved resolve(const Source& src, const std::string& sched_opt, const std::str
     if (!named && given.count(k)) p[k] = v;
   }
   r.plan = make_plan(src.text, src.name);
+  if (r.scheduler == "none" && r.plan.gated)
+    throw UsageError(fmt::format("{}: a gated run needs a scheduler: under `none` a request waits for a "
+                                 "driver tag before it exists, so nothing queues behind the gate",
+                                 src.name));
   if (p.count("clock") && p["clock"] != 0) r.plan.notes.push_back("clock=1 ignored: the model runs untimed (clock=0)");
   p["clock"] = 0;
   const std::string v = !variant_opt.empty() ? variant_opt : src.model_variant;
