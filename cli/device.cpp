@@ -51,6 +51,7 @@ struct RunResult {
   Conformance conf;
   bool gate_ok = true;
   int unmatched = 0, merges = 0;
+  SubmitJoin submits;
   double seconds = 0;
 };
 
@@ -153,12 +154,17 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
     r.unmatched = j.unmatched;
     r.merges = j.merges;
     r.seconds = d.seconds;
+    r.submits = join_submissions(d.submit_us, j.events);
     c.conforming += r.conf.ok;
     if (verbose) {
-      std::cerr << fmt::format("  run {}: {:.3f} s, {} issues, {}{}{}\n", i + 1, r.seconds, r.order.size(),
+      std::cerr << fmt::format("  run {}: {:.3f} s, {} issues, submit->insert <= {} us, {}{}{}{}\n", i + 1,
+                               r.seconds, r.order.size(), r.submits.max_delay_us,
                                r.conf.ok ? "conforms" : "DOES NOT CONFORM: " + r.conf.message,
                                r.gate_ok ? "" : ", gate did not hold",
-                               r.unmatched ? fmt::format(", {} unmatched events", r.unmatched) : "");
+                               r.unmatched ? fmt::format(", {} unmatched events", r.unmatched) : "",
+                               r.submits.missing ? fmt::format(", {} submissions without an insert event",
+                                                               r.submits.missing)
+                                                 : "");
     }
     orders.push_back(r.order);
     c.runs.push_back(std::move(r));
@@ -195,6 +201,9 @@ nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
                     {"nonconformance", r.conf.message},
                     {"gate_held", r.gate_ok},
                     {"unmatched_events", r.unmatched},
+                    {"merges", r.merges},
+                    {"submissions_without_insert", r.submits.missing},
+                    {"max_submit_to_insert_us", r.submits.max_delay_us},
                     {"seconds", r.seconds}});
   nlohmann::json j{{"workload", c.workload},
                    {"scheduler", c.scheduler},

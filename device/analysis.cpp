@@ -57,6 +57,24 @@ Joined join_events(const Plan& plan, const std::vector<RawEvent>& raw) {
   return j;
 }
 
+SubmitJoin join_submissions(const std::vector<std::int64_t>& submit_us, const std::vector<Event>& ev) {
+  SubmitJoin j;
+  std::vector<bool> inserted(submit_us.size(), false);
+  for (const auto& e : ev) {
+    if (e.kind != EvKind::Insert || e.rq < 0 || std::size_t(e.rq) >= submit_us.size()) continue;
+    const std::int64_t t = submit_us[std::size_t(e.rq)];
+    if (t < 0) {
+      ++j.unsubmitted;
+      continue;
+    }
+    if (inserted[std::size_t(e.rq)]) continue;
+    inserted[std::size_t(e.rq)] = true;
+    j.max_delay_us = std::max(j.max_delay_us, e.ts_us - t);
+  }
+  for (std::size_t r = 0; r < submit_us.size(); ++r) j.missing += submit_us[r] >= 0 && !inserted[r];
+  return j;
+}
+
 namespace {
 std::vector<int> order_of(const std::vector<Event>& ev, EvKind k) {
   std::vector<int> o;

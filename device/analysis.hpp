@@ -32,6 +32,16 @@ struct Joined {
 // or completion the one inserted (issued) and not yet issued (completed).
 Joined join_events(const Plan& plan, const std::vector<RawEvent>& raw);
 
+// Submissions (CLOCK_MONOTONIC µs per request id, -1: not submitted) joined
+// with the insert events (trace_clock mono, the same clock): requests
+// submitted without an insert event, inserts without a submission, and the
+// largest submission-to-insert delay.
+struct SubmitJoin {
+  int missing = 0, unsubmitted = 0;
+  std::int64_t max_delay_us = 0;
+};
+SubmitJoin join_submissions(const std::vector<std::int64_t>& submit_us, const std::vector<Event>& ev);
+
 // Request ids in the order of their block_rq_issue events.
 std::vector<int> issue_order(const std::vector<Event>& ev);
 std::vector<int> insert_order(const std::vector<Event>& ev);

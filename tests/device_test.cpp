@@ -148,6 +148,15 @@ TEST_CASE("device: join of events with the plan") {
   CHECK(insert_order(j.events) == std::vector<int>{w, r0});
 }
 
+TEST_CASE("device: join of submissions with insert events") {
+  const std::vector<Event> ev{{EvKind::Insert, 0, 1010}, {EvKind::Insert, 2, 1500}, {EvKind::Issue, 0, 1600},
+                              {EvKind::Insert, 3, 1700}};
+  const SubmitJoin j = join_submissions({1000, 1100, 1200, -1}, ev);
+  CHECK(j.missing == 1);      // request 1 was submitted, never inserted
+  CHECK(j.unsubmitted == 1);  // request 3 was inserted, never submitted
+  CHECK(j.max_delay_us == 300);
+}
+
 TEST_CASE("device: modal order and Kendall distance") {
   CHECK(kendall_distance({1, 2, 3}, {1, 2, 3}) == 0);
   CHECK(kendall_distance({2, 1, 3}, {1, 2, 3}) == 1);
