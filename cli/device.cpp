@@ -37,8 +37,13 @@ struct Session {
   std::unique_ptr<TraceInstance> trace;
   Session() {
     install_device_signal_handlers();
+    const auto stale = cleanup_stale(true);
+    if (!stale.empty())
+      std::cerr << fmt::format("blkmc: device: {} leftover(s) of a killed run (e.g. {}): `blkmc device cleanup` "
+                               "removes them\n", stale.size(), stale.front());
     stack = std::make_unique<Stack>(2u << 20);
-    trace = std::make_unique<TraceInstance>(stack->dut().major, stack->dut().minor);
+    trace = std::make_unique<TraceInstance>(stack->dut().major, stack->dut().minor,
+                                            stack->tmpdir() + "/tracefs-mounted");
   }
   ~Session() {
     trace.reset();  // the instance first, then the stack (reverse order)
@@ -470,6 +475,16 @@ int run_device_stress(const DeviceStressArgs& a) {
           a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad));
     }
     return r.ok() ? kExitHolds : kExitViolated;
+  });
+}
+
+int run_device_cleanup(bool dry_run) {
+  return guarded([&] {
+    check_environment();
+    const auto done = cleanup_stale(dry_run);
+    for (const auto& d : done) std::cout << (dry_run ? "would " : "") << d << '\n';
+    if (done.empty()) std::cout << "nothing left by earlier runs\n";
+    return kExitHolds;
   });
 }
 

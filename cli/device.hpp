@@ -25,6 +25,8 @@ struct DeviceStressArgs {
   bool json = false;
 };
 int run_device_stress(const DeviceStressArgs& a);
+// Removes what killed runs left (see device/loop.hpp cleanup_stale).
+int run_device_cleanup(bool dry_run);
 int run_export_fio(const std::string& source, const std::string& out, const std::string& target);
 
 }  // namespace blkmc

@@ -205,6 +205,12 @@ int main(int argc, char** argv) {
   dev_stress->add_option("--seconds", stress.seconds, "duration (default 1)");
   dev_stress->add_flag("--json", stress.json, "print the figures as JSON");
 
+  bool cleanup_dry = false;
+  auto* dev_cleanup = devc->add_subcommand(
+      "cleanup", "remove what runs killed by SIGKILL left: their tracefs instances, frozen ext4, "
+                 "mounts, loop devices and directories (only blkmc's own, of dead processes)");
+  dev_cleanup->add_flag("--dry-run,-n", cleanup_dry, "only list what would be removed");
+
   std::string fio_out, fio_target = "blkmc-fio.img", export_source;
   bool export_fio_flag = false;
   auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
@@ -333,6 +339,7 @@ int main(int argc, char** argv) {
     if (dev_run->parsed()) return run_device_run(dev);
     if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet);
     if (dev_stress->parsed()) return run_device_stress(stress);
+    if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);

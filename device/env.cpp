@@ -56,6 +56,14 @@ void write_file(const std::string& path, const std::string& value) {
     throw std::runtime_error(fmt::format("cannot write '{}' to {}: {}", trim(value), path, std::strerror(err)));
 }
 
+void write_file_new(const std::string& path, const std::string& value) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+  const ssize_t n = ::write(fd, value.data(), value.size());
+  ::close(fd);
+  if (n != ssize_t(value.size())) throw std::runtime_error(fmt::format("cannot write {}", path));
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));

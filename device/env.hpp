@@ -26,6 +26,7 @@ void sleep_ms(int ms);
 // Writes a sysfs/tracefs file; throws std::runtime_error naming the path.
 void write_file(const std::string& path, const std::string& value);
 std::string read_file(const std::string& path);  // throws
+void write_file_new(const std::string& path, const std::string& value);  // creates or truncates
 std::string trim(std::string s);
 
 }  // namespace blkmc::device

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -157,6 +159,7 @@ Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root) {
     throw EnvError(fmt::format("cannot create a directory in {}: {}", tmp_root, std::strerror(errno)));
   tmp_ = templ;
   cleanup_.add("remove " + tmp_, [d = tmp_] { fs::remove_all(d); });
+  write_file_new(tmp_ + "/owner", std::to_string(::getpid()) + "\n");
   const std::string outer = tmp_ + "/outer.img";
   make_file(outer, 32u << 20);
   outer_ = attach_loop(outer, false);
@@ -185,6 +188,118 @@ Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root) {
 }
 
 Stack::~Stack() { cleanup_.run(); }
+
+namespace {
+
+bool pid_alive(long pid) {
+  if (pid <= 0) return false;
+  if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) return false;
+  // A zombie holds nothing; a recycled pid of another program is not ours.
+  try {
+    const std::string stat = read_file(fmt::format("/proc/{}/stat", pid));
+    const auto close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') return false;
+    return trim(read_file(fmt::format("/proc/{}/comm", pid))) == "blkmc";
+  } catch (...) {
+    return false;
+  }
+}
+
+// Loop devices whose backing file lies under dir.
+std::vector<std::pair<std::string, std::string>> loops_under(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/sys/block", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("loop", 0) != 0) continue;
+    try {
+      const std::string bf = trim(read_file(e.path().string() + "/loop/backing_file"));
+      if (bf.rfind(dir + "/", 0) == 0) out.emplace_back(name, bf);
+    } catch (...) {
+    }
+  }
+  return out;
+}
+
+void clear_loop(const std::string& name) {
+  const int fd = ::open(("/dev/" + name).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  ::ioctl(fd, LOOP_CLR_FD, 0);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::vector<std::string> cleanup_stale(bool dry_run, const std::string& tmp_root) {
+  std::vector<std::string> done;
+  auto act = [&](std::string what, const std::function<void()>& f) {
+    if (!dry_run) {
+      try {
+        f();
+      } catch (const std::exception& e) {
+        what += fmt::format(" (failed: {})", e.what());
+      }
+    }
+    done.push_back(std::move(what));
+  };
+  const std::string inst = "/sys/kernel/tracing/instances";
+  std::error_code ec;
+  if (fs::is_directory(inst, ec))
+    for (const auto& e : fs::directory_iterator(inst, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("blkmc-", 0) != 0) continue;
+      const long pid = std::atol(n.c_str() + 6);
+      if (pid_alive(pid)) continue;
+      act("remove tracefs instance " + n, [p = e.path().string()] {
+        if (::rmdir(p.c_str()) != 0) throw std::runtime_error(std::strerror(errno));
+      });
+    }
+  for (const auto& e : fs::directory_iterator(tmp_root, ec)) {
+    const std::string dir = e.path().string();
+    if (e.path().filename().string().rfind("blkmc-dev-", 0) != 0 || !e.is_directory()) continue;
+    long pid = 0;
+    try {
+      pid = std::atol(read_file(dir + "/owner").c_str());
+    } catch (...) {
+    }
+    if (pid_alive(pid)) continue;
+    const std::string mnt = dir + "/mnt";
+    bool mounted = false;
+    try {
+      mounted = read_file("/proc/mounts").find(" " + mnt + " ") != std::string::npos;
+    } catch (...) {
+    }
+    if (mounted) {
+      act("thaw " + mnt, [&] {
+        const int fd = ::open(mnt.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+          ::ioctl(fd, FITHAW, 0);  // EINVAL when not frozen
+          ::close(fd);
+        }
+      });
+      for (const auto& [name, bf] : loops_under(mnt)) act("detach " + name + " (" + bf + ")", [n = name] { clear_loop(n); });
+      act("unmount " + mnt, [&] {
+        if (::umount2(mnt.c_str(), 0) != 0 && ::umount2(mnt.c_str(), MNT_DETACH) != 0)
+          throw std::runtime_error(std::strerror(errno));
+      });
+    }
+    for (const auto& [name, bf] : loops_under(dir)) act("detach " + name + " (" + bf + ")", [n = name] { clear_loop(n); });
+    if (fs::exists(dir + "/tracefs-mounted")) {
+      act("unmount /sys/kernel/tracing (mounted by the dead run)", [] {
+        bool others = false;
+        std::error_code ec2;
+        for (const auto& i : fs::directory_iterator("/sys/kernel/tracing/instances", ec2))
+          others = others || i.path().filename().string().rfind("blkmc-", 0) == 0;
+        if (!others) ::umount2("/sys/kernel/tracing", 0);
+      });
+    }
+    act("remove " + dir, [&] {
+      if (!dry_run) ::usleep(100000);  // let autoclear finish the detach
+      fs::remove_all(dir);
+    });
+  }
+  return done;
+}
 
 void Stack::freeze() {
   if (frozen_) return;

@@ -51,6 +51,14 @@ struct LoopDev {
 // directory); throws EnvError with a one-line reason.
 void check_environment();
 
+// Leftovers of runs whose process is gone (SIGKILL, a crash): the
+// directories /dev/shm/blkmc-dev-* whose owner pid is dead, with their
+// frozen ext4, mounts and loop devices (found by backing file inside the
+// directory), tracefs instances blkmc-PID-N of dead pids, and tracefs when
+// a dead run had mounted it. Returns one line per action (what would be done
+// with dry_run). Touches nothing that is not named after blkmc.
+std::vector<std::string> cleanup_stale(bool dry_run, const std::string& tmp_root = "/dev/shm");
+
 class Stack {
  public:
   // dut_bytes: size of the DUT's backing file; tmpfs: where the temporary

@@ -126,7 +126,7 @@ bool is_tracefs(const std::string& path) {
 int g_instance_seq = 0;
 }  // namespace
 
-TraceInstance::TraceInstance(unsigned major, unsigned minor) {
+TraceInstance::TraceInstance(unsigned major, unsigned minor, std::string marker) : marker_(std::move(marker)) {
   root_ = "/sys/kernel/tracing";
   if (!is_tracefs(root_)) {
     if (!std::filesystem::is_directory(root_))
@@ -134,6 +134,12 @@ TraceInstance::TraceInstance(unsigned major, unsigned minor) {
     if (::mount("tracefs", root_.c_str(), "tracefs", 0, nullptr) != 0)
       throw EnvError(fmt::format("cannot mount tracefs at {}: {}", root_, std::strerror(errno)));
     mounted_ = true;
+    if (!marker_.empty()) {
+      try {
+        write_file_new(marker_, root_ + "\n");
+      } catch (...) {
+      }
+    }
   }
   try {
     dir_ = fmt::format("{}/instances/blkmc-{}-{}", root_, ::getpid(), g_instance_seq++);
@@ -170,6 +176,7 @@ TraceInstance::~TraceInstance() {
   if (mounted_) {
     ::umount2(root_.c_str(), 0);
     mounted_ = false;
+    if (!marker_.empty()) ::unlink(marker_.c_str());
   }
 }
 

@@ -43,7 +43,9 @@ std::string dev_filter(unsigned major, unsigned minor);
 // by the destructor. Throws EnvError when tracefs is missing.
 class TraceInstance {
  public:
-  TraceInstance(unsigned major, unsigned minor);
+  // marker: a file written while this instance has tracefs mounted (so
+  // that `blkmc device cleanup` can unmount it after a SIGKILL); "" for none.
+  TraceInstance(unsigned major, unsigned minor, std::string marker = "");
   ~TraceInstance();
   TraceInstance(const TraceInstance&) = delete;
   TraceInstance& operator=(const TraceInstance&) = delete;
@@ -53,7 +55,7 @@ class TraceInstance {
   const std::string& dir() const { return dir_; }
 
  private:
-  std::string root_, dir_;
+  std::string root_, dir_, marker_;
   bool mounted_ = false, created_ = false;
 };
 
