@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/compare.hpp"
+#include "cli/device.hpp"
 #include "cli/diff.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
@@ -168,6 +169,57 @@ int main(int argc, char** argv) {
   bool suite_markdown = false;
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
 
+  DeviceRunArgs dev;
+  auto* devc = app.add_subcommand(
+      "device", "run a trace or workload on a loop device this command creates, and check the "
+                "model against the kernel (needs root, loop devices, tracefs; exit 5 without)");
+  devc->require_subcommand(1);
+  auto* dev_run = devc->add_subcommand(
+      "run", "replay TRACE|WORKLOAD N times behind the freeze gate; report the modal dispatch "
+             "order, its share, the spread, and the model's order and conformance");
+  dev_run->add_option("source", dev.source, "trace (.json), workload file (.wl) or shipped workload name")
+      ->required();
+  dev_run->add_option("--scheduler", dev.scheduler, "mq-deadline (default), bfq or none");
+  dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
+  dev_run->add_option("--param,-p", dev.params, "model parameter / tunable name=value (repeatable)");
+  dev_run->add_option("--repeat", dev.repeat, "runs (default 5)");
+  dev_run->add_option("--engine", dev.engine, "submission engine: libaio (default)");
+  dev_run->add_flag("--json", dev.json, "print the result as JSON");
+  dev_run->add_flag("--quiet,-q", dev.quiet, "no per-run lines on stderr");
+  int check_repeat = 3;
+  auto* dev_check = devc->add_subcommand(
+      "check", "run the mq-deadline workloads on a loop device and compare with the model: "
+               "workload, tunables, model prediction, kernel observation, match");
+  dev_check->add_option("--repeat", check_repeat, "runs per row (default 3)");
+  dev_check->add_flag("--json", dev.json, "print the rows as JSON");
+  dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
+
+  DeviceStressArgs stress;
+  auto* dev_stress = devc->add_subcommand(
+      "stress", "concurrent I/O on a loop device while sampling /sys/block/loopN/inflight and "
+                "/proc/diskstats: never negative, never above the driver tags");
+  dev_stress->add_option("--scheduler", stress.scheduler, "mq-deadline (default), bfq, kyber or none");
+  dev_stress->add_option("--depth", stress.depth, "driver tags, nr_requests (default 4)");
+  dev_stress->add_option("--threads", stress.threads, "submitting threads (default 4)");
+  dev_stress->add_option("--per-thread", stress.per_thread, "requests in flight per thread (default 8)");
+  dev_stress->add_option("--seconds", stress.seconds, "duration (default 1)");
+  dev_stress->add_flag("--json", stress.json, "print the figures as JSON");
+
+  bool cleanup_dry = false;
+  auto* dev_cleanup = devc->add_subcommand(
+      "cleanup", "remove what runs killed by SIGKILL left: their tracefs instances, frozen ext4, "
+                 "mounts, loop devices and directories (only blkmc's own, of dead processes)");
+  dev_cleanup->add_flag("--dry-run,-n", cleanup_dry, "only list what would be removed");
+
+  std::string fio_out, fio_target = "blkmc-fio.img", export_source;
+  bool export_fio_flag = false;
+  auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
+  exportc->add_option("source", export_source, "trace (.json), workload file (.wl) or shipped workload name")
+      ->required();
+  exportc->add_flag("--fio", export_fio_flag, "a fio job file (one job per process, iolog replay)")->required();
+  exportc->add_option("-o,--output", fio_out, "job file to write (iologs go next to it)")->required();
+  exportc->add_option("--target", fio_target, "file or device the iologs name (default blkmc-fio.img; fio writes to it)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -284,6 +336,11 @@ int main(int argc, char** argv) {
       if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
       return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json);
     }
+    if (dev_run->parsed()) return run_device_run(dev);
+    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet);
+    if (dev_stress->parsed()) return run_device_stress(stress);
+    if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
+    if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
     if (suite->parsed()) {
       if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);
       std::ifstream in(suite_file);

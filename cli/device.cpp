@@ -1,0 +1,506 @@
+// blkmc device run|check, blkmc export --fio: see README "Real devices".
+#include "cli/device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "device/analysis.hpp"
+#include "device/conformance.hpp"
+#include "device/env.hpp"
+#include "device/fio_export.hpp"
+#include "device/loop.hpp"
+#include "device/plan.hpp"
+#include "device/replay_io.hpp"
+#include "device/stress.hpp"
+#include "device/tracefs.hpp"
+#include "explorer/limits.hpp"
+#include "explorer/search.hpp"
+#include "model/registry.hpp"
+#include "props/verdict.hpp"
+
+namespace blkmc {
+
+using namespace device;
+
+namespace {
+
+// The real stack and its tracefs instance, built once per command.
+struct Session {
+  std::unique_ptr<Stack> stack;
+  std::unique_ptr<TraceInstance> trace;
+  Session() {
+    install_device_signal_handlers();
+    const auto stale = cleanup_stale(true);
+    if (!stale.empty())
+      std::cerr << fmt::format("blkmc: device: {} leftover(s) of a killed run (e.g. {}): `blkmc device cleanup` "
+                               "removes them\n", stale.size(), stale.front());
+    stack = std::make_unique<Stack>(2u << 20);
+    trace = std::make_unique<TraceInstance>(stack->dut().major, stack->dut().minor,
+                                            stack->tmpdir() + "/tracefs-mounted");
+  }
+  ~Session() {
+    trace.reset();  // the instance first, then the stack (reverse order)
+    stack.reset();
+  }
+};
+
+struct RunResult {
+  std::vector<int> order;
+  Conformance conf;
+  bool gate_ok = true;
+  int unmatched = 0, merges = 0;
+  SubmitJoin submits;
+  double seconds = 0;
+};
+
+struct CaseResult {
+  std::string workload, scheduler, variant, tunables;
+  std::vector<std::string> notes;
+  std::vector<int> predicted;
+  std::vector<RunResult> runs;
+  Modal modal;
+  int tracked = -1, model_wait = -1, kernel_wait = -1;
+  int worst_wait = -1;  // max-wait over every interleaving the model allows (-1: not found)
+  bool worst_exact = false;
+  int conforming = 0;
+  int kernel_max_wait = -1;  // the largest wait over the runs (conforming runs)
+  bool comparable = false;   // a gated burst: every request below the gate pending at once
+  bool order_match = false, wait_match = false;
+  double seconds = 0;
+  bool match() const {
+    if (conforming != int(runs.size())) return false;
+    if (tracked >= 0 && (kernel_max_wait < 0 || kernel_max_wait > worst_wait)) return false;
+    // Orders are compared only for gated bursts (real-devices.md): never
+    // ungated or sync orders, which follow thread timing.
+    return !comparable || (order_match && (tracked < 0 || wait_match));
+  }
+};
+
+bool gate_held(const Plan& plan, const std::vector<Event>& ev) {
+  if (!plan.gated) return true;
+  int last_insert = -1, first_issue = -1;
+  for (int i = 0; i < int(ev.size()); ++i) {
+    const auto& p = plan.procs[std::size_t(plan.rqs[std::size_t(ev[std::size_t(i)].rq)].proc)];
+    if (p.pre_gate) continue;
+    if (ev[std::size_t(i)].kind == EvKind::Insert && !p.sync) last_insert = i;
+    if (ev[std::size_t(i)].kind == EvKind::Issue && first_issue < 0) first_issue = i;
+  }
+  return first_issue < 0 || last_insert < first_issue;
+}
+
+std::string tunable_text(const std::vector<std::pair<std::string, int>>& t) {
+  std::string s;
+  for (const auto& [k, v] : t) {
+    if (!s.empty()) s += ' ';
+    s += fmt::format("{}={}", k, v);
+  }
+  return s.empty() ? "-" : s;
+}
+
+template <class Sched>
+CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_name, int variant,
+                    const Params& params, int repeat, bool verbose) {
+  CaseResult c;
+  c.workload = plan.wl.name;
+  c.scheduler = sched_name;
+  c.notes = plan.notes;
+  const sched::SchedModel<Sched> m(variant, params, plan.wl);
+  c.variant = m.info().variants[std::size_t(variant)].name;
+  RunOptions opt;
+  opt.scheduler = sched_name;
+  if (sched_name == "mq-deadline")
+    for (const char* k : {"fifo_batch", "writes_starved"}) opt.tunables.emplace_back(k, params.at(k));
+  if (sched_name == "bfq")
+    for (const char* k : {"low_latency", "strict_guarantees"}) opt.tunables.emplace_back(k, params.at(k));
+  c.tunables = tunable_text(opt.tunables);
+  std::vector<Event> predicted_events;
+  c.predicted = predict_order(m, &predicted_events);
+  c.tracked = plan.wl.track;
+  if (c.tracked >= 0) {
+    c.model_wait = check_conformance(m, predicted_events).wait;
+    // The bound: the tracked request's worst wait over every interleaving
+    // of submissions, dispatches and completions, with completions in issue
+    // order (spindles=1): any completion order multiplies the states by
+    // orders of magnitude (9 s instead of 1 ms for gated-write) and changes
+    // only when a tag frees, not what mq-deadline picks.
+    sched::Workload fifo_wl = plan.wl;
+    fifo_wl.dev.spindles = 1;
+    const sched::SchedModel<Sched> mb(variant, params, fifo_wl);
+    SearchOptions so;
+    so.bfs = false;
+    so.progress = false;
+    so.props = {sched::SchedModel<Sched>::MaxWait};
+    so.limits.seconds = 10;
+    so.limits.max_states = 2000000;
+    so.limits.memory_bytes = default_memory_limit() / 4;
+    const auto res = explore(mb, so);
+    if (!res.props.empty() && res.props[0].value) {
+      c.worst_wait = *res.props[0].value;
+      c.worst_exact = res.props[0].value_exact;
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  prepare_queue(*ses.stack, plan);
+  std::vector<std::vector<int>> orders;
+  for (int i = 0; i < repeat; ++i) {
+    const RunData d = run_once(*ses.stack, *ses.trace, plan, opt);
+    const Joined j = join_events(plan, parse_trace_text(d.trace_text));
+    RunResult r;
+    r.order = issue_order(j.events);
+    r.conf = check_conformance(m, j.events);
+    r.gate_ok = gate_held(plan, j.events);
+    r.unmatched = j.unmatched;
+    r.merges = j.merges;
+    r.seconds = d.seconds;
+    r.submits = join_submissions(d.submit_us, j.events);
+    c.conforming += r.conf.ok;
+    if (verbose) {
+      std::cerr << fmt::format("  run {}: {:.3f} s, {} issues, submit->insert <= {} us, {}{}{}{}\n", i + 1,
+                               r.seconds, r.order.size(), r.submits.max_delay_us,
+                               r.conf.ok ? "conforms" : "DOES NOT CONFORM: " + r.conf.message,
+                               r.gate_ok ? "" : ", gate did not hold",
+                               r.unmatched ? fmt::format(", {} unmatched events", r.unmatched) : "",
+                               r.submits.missing ? fmt::format(", {} submissions without an insert event",
+                                                               r.submits.missing)
+                                                 : "");
+    }
+    orders.push_back(r.order);
+    c.runs.push_back(std::move(r));
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  c.modal = modal_order(orders);
+  c.order_match = c.modal.order == c.predicted;
+  c.comparable = plan.gated;
+  for (const auto& p : plan.procs) c.comparable = c.comparable && (p.pre_gate || !p.sync);
+  if (c.tracked >= 0) {
+    for (const auto& r : c.runs) {
+      c.kernel_max_wait = std::max(c.kernel_max_wait, r.conf.wait);
+      if (r.order == c.modal.order && c.kernel_wait < 0) c.kernel_wait = r.conf.wait;
+    }
+    if (c.kernel_wait < 0 && c.comparable) c.kernel_wait = gated_before(plan, c.modal.order, c.tracked);
+    c.wait_match = c.kernel_wait == c.model_wait;
+  }
+  return c;
+}
+
+nlohmann::json names(const Plan& plan, const std::vector<int>& order) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int r : order)
+    a.push_back(fmt::format("{}.{}", plan.procs[std::size_t(plan.rqs[std::size_t(r)].proc)].name,
+                            plan.rqs[std::size_t(r)].index));
+  return a;
+}
+
+nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : c.runs)
+    runs.push_back({{"order", names(plan, r.order)},
+                    {"conforms", r.conf.ok},
+                    {"nonconformance", r.conf.message},
+                    {"gate_held", r.gate_ok},
+                    {"unmatched_events", r.unmatched},
+                    {"merges", r.merges},
+                    {"submissions_without_insert", r.submits.missing},
+                    {"max_submit_to_insert_us", r.submits.max_delay_us},
+                    {"seconds", r.seconds}});
+  nlohmann::json j{{"workload", c.workload},
+                   {"scheduler", c.scheduler},
+                   {"model_variant", c.variant},
+                   {"tunables", c.tunables},
+                   {"notes", c.notes},
+                   {"model_order", names(plan, c.predicted)},
+                   {"modal_order", names(plan, c.modal.order)},
+                   {"modal_count", c.modal.count},
+                   {"runs_total", c.modal.runs},
+                   {"kendall_to_mode", c.modal.distance},
+                   {"conforming_runs", c.conforming},
+                   {"order_match", c.order_match},
+                   {"orders_comparable", c.comparable},
+                   {"match", c.match()},
+                   {"seconds", c.seconds},
+                   {"runs", runs}};
+  if (c.tracked >= 0) {
+    j["tracked"] = names(plan, {c.tracked})[0];
+    j["model_wait"] = c.model_wait;
+    j["kernel_wait"] = c.kernel_wait;
+    j["kernel_max_wait"] = c.kernel_max_wait;
+    j["model_worst_wait"] = c.worst_wait;
+    j["model_worst_exact"] = c.worst_exact;
+  }
+  return j;
+}
+
+void print_case(const Plan& plan, const CaseResult& c) {
+  std::cout << fmt::format("{} on {} ({}), model {} variant {}\n", c.workload, c.scheduler, c.tunables,
+                           model_of_scheduler(c.scheduler), c.variant);
+  for (const auto& n : c.notes) std::cout << "  note: " << n << '\n';
+  std::cout << fmt::format("  kernel, modal order ({}/{} runs, Kendall distance to it max {}): {}\n",
+                           c.modal.count, c.modal.runs, c.modal.max_distance(),
+                           order_text(plan, c.modal.order));
+  std::cout << fmt::format("  model order: {}\n", order_text(plan, c.predicted));
+  if (c.order_match)
+    std::cout << "  orders: identical\n";
+  else {
+    std::size_t k = 0;
+    while (k < c.modal.order.size() && k < c.predicted.size() && c.modal.order[k] == c.predicted[k]) ++k;
+    std::cout << fmt::format("  orders: differ from position {} (Kendall distance {})\n", k,
+                             kendall_distance(c.modal.order, c.predicted));
+  }
+  if (c.tracked >= 0)
+    std::cout << fmt::format("  tracked {}: waited {} dispatches in the model's schedule (worst case over "
+                             "every interleaving: {}{}), {} in the kernel's modal run\n",
+                             names(plan, {c.tracked})[0].get<std::string>(), c.model_wait, c.worst_wait,
+                             c.worst_exact ? "" : ", search incomplete", c.kernel_wait);
+  if (c.tracked >= 0)
+    std::cout << fmt::format("  bound: the kernel's largest wait over the runs {} {} the model's worst case {}\n",
+                             c.kernel_max_wait, c.kernel_max_wait >= 0 && c.kernel_max_wait <= c.worst_wait ? "<=" : "EXCEEDS",
+                             c.worst_wait);
+  if (!c.comparable)
+    std::cout << "  orders not compared: not a gated burst (sync or ungated processes follow thread timing)\n";
+  std::cout << fmt::format("  conformance: {}/{} runs conform", c.conforming, c.runs.size());
+  for (const auto& r : c.runs)
+    if (!r.conf.ok) {
+      std::cout << "; first failure: " << r.conf.message;
+      break;
+    }
+  std::cout << fmt::format("\n  {:.2f} s, {}\n", c.seconds, c.match() ? "MATCH" : "MISMATCH");
+}
+
+struct Resolved {
+  Plan plan;
+  std::string scheduler;
+  int variant = 0;
+  Params params;
+};
+
+Resolved resolve(const Source& src, const std::string& sched_opt, const std::string& variant_opt,
+                 const std::vector<std::string>& kvs) {
+  Resolved r;
+  r.scheduler = !sched_opt.empty() ? sched_opt : !src.scheduler.empty() ? src.scheduler : "mq-deadline";
+  if (r.scheduler == "deadline") r.scheduler = "mq-deadline";
+  const ModelHandle& mh = find_model(model_of_scheduler(r.scheduler));
+  Params given = src.scheduler.empty() || src.scheduler == r.scheduler ? src.params : Params{};
+  Params p = resolve_params(mh.info(), kvs);
+  for (const auto& [k, v] : resolve_params(mh.info(), given)) {
+    const bool named = std::any_of(kvs.begin(), kvs.end(), [&](const std::string& kv) {
+      return kv.substr(0, kv.find('=')) == k;
+    });
+    if (!named && given.count(k)) p[k] = v;
+  }
+  r.plan = make_plan(src.text, src.name);
+  if (r.scheduler == "none" && r.plan.gated)
+    throw UsageError(fmt::format("{}: a gated run needs a scheduler: under `none` a request waits for a "
+                                 "driver tag before it exists, so nothing queues behind the gate",
+                                 src.name));
+  if (p.count("clock") && p["clock"] != 0) r.plan.notes.push_back("clock=1 ignored: the model runs untimed (clock=0)");
+  p["clock"] = 0;
+  const std::string v = !variant_opt.empty() ? variant_opt : src.model_variant;
+  const auto& vars = mh.info().variants;
+  r.variant = v.empty() ? (r.scheduler == "bfq" ? int(vars.size()) - 1 : 0) : find_variant_index(mh.info(), v);
+  r.params = p;
+  return r;
+}
+
+CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
+  if (r.scheduler == "mq-deadline")
+    return run_case<sched::DeadlineScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+  if (r.scheduler == "bfq")
+    return run_case<sched::BfqScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+  return run_case<sched::NoneScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+}
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const EnvError& e) {
+    std::cerr << "blkmc: device: " << e.what() << " (exit 5: the environment lacks support)\n";
+    return kExitUnsupported;
+  } catch (const Interrupted&) {
+    std::cerr << "blkmc: device: interrupted; everything set up was removed\n";
+    return 130;
+  }
+}
+
+}  // namespace
+
+int run_device_run(const DeviceRunArgs& a) {
+  if (a.engine != "libaio")
+    throw UsageError(fmt::format("--engine {}: only libaio is built (io_uring may punt to workers and "
+                                 "reorder one process's requests)", a.engine));
+  if (a.repeat < 1 || a.repeat > 1000) throw UsageError("--repeat must be 1..1000");
+  const Resolved r = resolve(load_source(a.source), a.scheduler, a.variant, a.params);
+  return guarded([&] {
+    Session ses;
+    if (!a.quiet && !a.json)
+      std::cerr << fmt::format("device {} ({}), backing file in {}\n", ses.stack->dut().name(),
+                               r.scheduler, ses.stack->tmpdir());
+    const CaseResult c = dispatch_case(ses, r, a.repeat, !a.quiet && !a.json);
+    if (a.json)
+      std::cout << case_json(r.plan, c).dump(2) << '\n';
+    else
+      print_case(r.plan, c);
+    return kExitHolds;
+  });
+}
+
+int run_device_check(int repeat, bool json, bool quiet) {
+  struct Row {
+    const char* workload;  // a shipped workload, or the name of the inline text
+    const char* sched;
+    std::vector<std::string> params;
+    const char* text = nullptr;
+  };
+  // Three ioprio classes in one gated burst: mq-deadline serves RT, BE
+  // (reads, then the write batch), then IDLE.
+  static const char* const kPrioBurst =
+      "# A gated burst of three ioprio classes.\n"
+      "device depth=4 slot=1 spindles=1\n"
+      "proc idle dir=R sync=0 prio=idle reqs=0,1,2,3\n"
+      "proc be dir=R sync=0 prio=be:4 reqs=10,11,12,13\n"
+      "proc rt dir=R sync=0 prio=rt:0 reqs=20,21,22,23\n"
+      "proc bew dir=W sync=0 prio=be:4 reqs=30,31\n"
+      "track idle:0\n";
+  const std::vector<Row> rows{
+      {"gated-write", "mq-deadline", {"fifo_batch=16", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=1", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=4", "writes_starved=2"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=8", "writes_starved=1"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=4", "writes_starved=3"}},
+      {"gated-write", "mq-deadline", {"fifo_batch=1", "writes_starved=0"}},
+      {"gated-write-idle", "mq-deadline", {"fifo_batch=16", "writes_starved=2"}},
+      {"gated-write-idle", "mq-deadline", {"fifo_batch=4", "writes_starved=2"}},
+      {"stream-write", "mq-deadline", {}},
+      {"fair-read-write", "mq-deadline", {}},
+      {"fair-read-write", "mq-deadline", {"fifo_batch=1"}},
+      {"prio-burst", "mq-deadline", {}, kPrioBurst},
+      {"seed002-readers-writer", "mq-deadline", {}},
+      {"fair-sync-reader", "mq-deadline", {}},
+  };
+  if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
+  return guarded([&] {
+    Session ses;
+    nlohmann::json all = nlohmann::json::array();
+    std::vector<std::string> lines;
+    int bad = 0;
+    const std::string head = fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}", "workload", "scheduler",
+                                         "tunables", "model", "kernel (modal)", "conf", "match");
+    if (!json) std::cout << head << '\n';
+    for (const auto& row : rows) {
+      Source src;
+      if (row.text) {
+        src.name = row.workload;
+        src.text = row.text;
+      } else {
+        src = load_source(row.workload);
+      }
+      const Resolved r = resolve(src, row.sched, "", row.params);
+      if (!quiet && !json) std::cerr << fmt::format("{} {} {}\n", row.workload, row.sched, fmt::join(row.params, " "));
+      const CaseResult c = dispatch_case(ses, r, repeat, !quiet && !json);
+      bad += !c.match();
+      if (json) {
+        all.push_back(case_json(r.plan, c));
+        continue;
+      }
+      std::string model, kernel;
+      const std::string ord = !c.comparable ? "order n/a"
+                              : fmt::format("{} {}/{}", c.order_match ? "same order" : "OTHER order",
+                                            c.modal.count, c.modal.runs);
+      if (c.tracked >= 0) {
+        model = fmt::format("wait {} (worst {}), {} rqs", c.model_wait, c.worst_wait, c.predicted.size());
+        kernel = c.comparable ? fmt::format("wait {}, {}", c.kernel_wait, ord)
+                              : fmt::format("wait <= {}, {}", c.kernel_max_wait, ord);
+      } else {
+        model = fmt::format("{} rqs", c.predicted.size());
+        kernel = ord;
+      }
+      std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", c.workload, c.scheduler,
+                               c.tunables, model, kernel,
+                               fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO")
+                << std::flush;
+    }
+    if (json) std::cout << all.dump(2) << '\n';
+    return bad ? kExitViolated : kExitHolds;
+  });
+}
+
+int run_device_stress(const DeviceStressArgs& a) {
+  if (a.depth < kMinDepth || a.depth > 128) throw UsageError("--depth must be 4..128");
+  if (a.threads < 1 || a.threads > 64) throw UsageError("--threads must be 1..64");
+  if (a.per_thread < 1 || a.per_thread > 64) throw UsageError("--per-thread must be 1..64");
+  if (a.seconds <= 0 || a.seconds > 600) throw UsageError("--seconds must be in (0, 600]");
+  model_of_scheduler(a.scheduler == "kyber" ? "none" : a.scheduler);  // validates the name
+  return guarded([&] {
+    install_device_signal_handlers();
+    Stack st(2u << 20);
+    StressOptions o;
+    o.scheduler = a.scheduler;
+    o.depth = a.depth;
+    o.threads = a.threads;
+    o.per_thread = a.per_thread;
+    o.seconds = a.seconds;
+    const StressResult r = run_stress(st, o);
+    if (a.json) {
+      std::cout << nlohmann::json{{"device", st.dut().name()},
+                                  {"scheduler", a.scheduler},
+                                  {"depth", a.depth},
+                                  {"threads", a.threads},
+                                  {"per_thread", a.per_thread},
+                                  {"seconds", a.seconds},
+                                  {"ios", r.ios},
+                                  {"samples", r.samples},
+                                  {"inflight_min", r.inflight_min},
+                                  {"inflight_max", r.inflight_max},
+                                  {"diskstats_min", r.diskstats_min},
+                                  {"diskstats_max", r.diskstats_max},
+                                  {"bad_samples", r.bad_samples},
+                                  {"first_bad", r.first_bad},
+                                  {"ok", r.ok()}}
+                       .dump(2)
+                << '\n';
+    } else {
+      std::cout << fmt::format(
+          "stress {} ({}, {} driver tags): {} threads x {} in flight for {:.1f} s, {} I/Os\n"
+          "  {} samples: /sys/block/{}/inflight {}..{}, /proc/diskstats in progress {}..{}\n"
+          "  invariants (0 <= inflight <= {} driver tags, 0 <= in progress <= {} submitted): {}\n",
+          st.dut().name(), a.scheduler, a.depth, a.threads, a.per_thread, a.seconds, r.ios, r.samples,
+          st.dut().name(), r.inflight_min, r.inflight_max, r.diskstats_min, r.diskstats_max, a.depth,
+          a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad));
+    }
+    return r.ok() ? kExitHolds : kExitViolated;
+  });
+}
+
+int run_device_cleanup(bool dry_run) {
+  return guarded([&] {
+    check_environment();
+    const auto done = cleanup_stale(dry_run);
+    for (const auto& d : done) std::cout << (dry_run ? "would " : "") << d << '\n';
+    if (done.empty()) std::cout << "nothing left by earlier runs\n";
+    return kExitHolds;
+  });
+}
+
+int run_export_fio(const std::string& source, const std::string& out, const std::string& target) {
+  const Source src = load_source(source);
+  const Plan plan = make_plan(src.text, src.name);
+  const FioExport fx = export_fio(plan, out, target);
+  auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    if (!f || !(f << text)) throw UsageError(fmt::format("cannot write '{}'", path));
+  };
+  write(out, fx.job);
+  for (const auto& [path, text] : fx.iologs) write(path, text);
+  std::cout << fmt::format("fio job written to {} ({} jobs, iologs {}.*.iolog)\n", out, plan.procs.size(),
+                           out.substr(0, out.rfind('.') == std::string::npos ? out.size() : out.rfind('.')));
+  return kExitHolds;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,174 @@
+#include "device/plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "counterexamples/trace.hpp"
+
+namespace blkmc::device {
+
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("cannot open '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The workload text with a `blocker` process of n writes and a gate line
+// inserted before its first process line.
+std::string with_gate(const std::string& text, const std::vector<int>& sectors) {
+  std::string blk = "proc blocker dir=W sync=0 reqs=";
+  for (std::size_t i = 0; i < sectors.size(); ++i) {
+    if (i) blk += ',';
+    blk += std::to_string(sectors[i]);
+  }
+  blk += "\ngate\n";
+  std::istringstream in(text);
+  std::string line, out;
+  bool done = false;
+  while (std::getline(in, line)) {
+    if (!done && line.rfind("proc ", 0) == 0) {
+      out += blk;
+      done = true;
+    }
+    out += line + "\n";
+  }
+  if (!done) out += blk;
+  return out;
+}
+
+}  // namespace
+
+int ioprio_value(const PlanProc& p) { return (p.ioprio_class << 13) | p.ioprio_level; }
+
+Plan make_plan(const std::string& workload_text, const std::string& name) {
+  sched::Workload wl = sched::parse_workload(workload_text, name);
+  Plan plan;
+  for (const auto& p : wl.procs) {
+    if (p.head) throw UsageError(fmt::format("{}: process {} inserts at head (head=1): not reproducible from user space", name, p.name));
+    if (p.bypass) throw UsageError(fmt::format("{}: process {} bypasses the scheduler (bypass=1): not reproducible from user space", name, p.name));
+    if (p.cyclic) throw UsageError(fmt::format("{}: process {} is cyclic: a real run needs a finite workload", name, p.name));
+  }
+  if (wl.dev.requeue > 0) throw UsageError(fmt::format("{}: requeue={}: a loop device does not requeue on demand", name, wl.dev.requeue));
+  bool all_async = true;
+  for (const auto& p : wl.procs) all_async = all_async && !p.sync;
+  if (!wl.gate && all_async) {
+    const int depth = std::max(wl.dev.depth, kMinDepth);
+    std::set<int> used;
+    for (const auto& r : wl.rqs)
+      for (int k = 0; k < r.size; ++k) used.insert(r.sector + k);
+    std::vector<int> free;
+    for (int s = sched::kMaxSector; s >= 0 && int(free.size()) < depth + 1; --s)
+      if (!used.count(s)) free.push_back(s);
+    std::reverse(free.begin(), free.end());
+    if (int(free.size()) < depth + 1 || int(wl.rqs.size()) + depth + 1 > sched::kMaxRqs ||
+        int(wl.procs.size()) + 1 > sched::kMaxProcs)
+      throw UsageError(fmt::format("{}: no room for the gate's {} blocker writes", name, depth + 1));
+    wl = sched::parse_workload(with_gate(workload_text, free), name);
+    plan.synthetic_gate = true;
+    plan.notes.push_back(fmt::format("gate added: process blocker, {} writes at sectors {}..{}",
+                                     depth + 1, free.front(), free.back()));
+  }
+  if (wl.dev.depth < kMinDepth) {
+    plan.notes.push_back(fmt::format("depth {} raised to {} (the smallest nr_requests)", wl.dev.depth, kMinDepth));
+    wl.dev.depth = kMinDepth;
+  }
+  if (wl.dev.rotational || wl.dev.service != 1 || wl.dev.seek != 0)
+    plan.notes.push_back("device service/seek times ignored: a loop device on tmpfs");
+  // The loop driver serves its requests concurrently (any completion order).
+  wl.dev.spindles = wl.dev.depth;
+  for (const auto& p : wl.procs)
+    if (p.think || p.delay) {
+      plan.notes.push_back("think/delay times ignored: real runs submit as soon as allowed");
+      break;
+    }
+  plan.gated = wl.gate;
+  plan.depth = wl.dev.depth;
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < wl.procs.size(); ++i) {
+    const auto& wp = wl.procs[i];
+    PlanProc p;
+    p.name = wp.name;
+    p.sync = wp.sync;
+    p.pre_gate = wp.pre_gate;
+    p.ioprio_class = wp.prio == sched::RT ? 1 : wp.prio == sched::IDLE ? 3 : 2;
+    p.ioprio_level = wp.prio == sched::IDLE ? 7 : std::clamp(wp.level, 0, 7);
+    for (int r = wp.first; r < wp.first + wp.count; ++r) p.rqs.push_back(r);
+    plan.procs.push_back(p);
+  }
+  for (std::size_t i = 0; i < wl.rqs.size(); ++i) {
+    const auto& r = wl.rqs[i];
+    PlanRq q;
+    q.id = int(i);
+    q.proc = r.proc;
+    q.index = r.index;
+    q.dir = r.dir;
+    q.offset = std::uint64_t(r.sector) * kUnitBytes;
+    q.sector = q.offset / 512;
+    q.bytes = std::uint32_t(std::uint64_t(r.size) * kUnitBytes);
+    end = std::max(end, q.offset + q.bytes);
+    plan.rqs.push_back(q);
+  }
+  plan.file_bytes = std::max<std::uint64_t>(end, 1 << 20);
+  plan.wl = wl;
+  return plan;
+}
+
+int find_request(const Plan& plan, std::uint64_t sector, int dir, const std::vector<bool>& taken) {
+  for (const auto& r : plan.rqs)
+    if (r.sector == sector && r.dir == dir && !taken[std::size_t(r.id)]) return r.id;
+  return -1;
+}
+
+std::string model_of_scheduler(const std::string& sched) {
+  if (sched == "mq-deadline" || sched == "deadline") return "deadline";
+  if (sched == "bfq") return "bfq";
+  if (sched == "none") return "none";
+  throw UsageError(fmt::format("scheduler '{}' has no model here (mq-deadline, bfq, none)", sched));
+}
+
+std::string scheduler_of_model(const std::string& model) {
+  if (model == "deadline") return "mq-deadline";
+  if (model == "bfq" || model == "none") return model;
+  throw UsageError(fmt::format("model '{}' is not a scheduler model a loop device runs", model));
+}
+
+Source load_source(const std::string& arg) {
+  Source s;
+  namespace fs = std::filesystem;
+  const bool is_json = arg.size() > 5 && arg.substr(arg.size() - 5) == ".json";
+  if (is_json) {
+    const Trace t = read_trace_file(arg);
+    s.scheduler = scheduler_of_model(t.model);
+    s.model_variant = t.variant;
+    s.params = t.params;
+    const int n = t.params.count("workload") ? t.params.at("workload") : 0;
+    const auto& all = sched::shipped_workloads();
+    if (n < 0 || n >= int(all.size())) throw UsageError(fmt::format("{}: workload={} is not a shipped workload", arg, n));
+    s.name = all[std::size_t(n)].name;
+    s.text = all[std::size_t(n)].text;
+    return s;
+  }
+  if (fs::exists(arg)) {
+    s.name = fs::path(arg).stem().string();
+    s.text = read_all(arg);
+    return s;
+  }
+  for (const auto& w : sched::shipped_workloads())
+    if (arg == w.name) {
+      s.name = w.name;
+      s.text = w.text;
+      return s;
+    }
+  throw UsageError(fmt::format("'{}' is neither a trace (.json), a workload file nor a shipped workload", arg));
+}
+
+}  // namespace blkmc::device

@@ -1,0 +1,257 @@
+#include "device/replay_io.hpp"
+
+#include <fcntl.h>
+#include <libaio.h>
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)  // linux/aio_abi.h, which clashes with libaio.h
+#endif
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "device/env.hpp"
+
+namespace blkmc::device {
+
+namespace {
+
+std::int64_t now_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct Control {
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> submitted_pre{0}, submitted_gated{0};
+  std::vector<std::string> errors;
+  void error(std::string e) {
+    std::lock_guard<std::mutex> l(m);
+    errors.push_back(std::move(e));
+  }
+  void wait_release() {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return release; });
+  }
+  void open_gate() {
+    {
+      std::lock_guard<std::mutex> l(m);
+      release = true;
+    }
+    cv.notify_all();
+  }
+};
+
+void pin_cpu0() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(0, &set);
+  sched_setaffinity(0, sizeof(set), &set);
+}
+
+// One process of the plan.
+void actor(const Plan& plan, const PlanProc& p, const std::string& dev, int timeout_ms, Control& ctl,
+           RunData& out) {
+  pin_cpu0();
+  const int prio = ioprio_value(p);
+  syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, prio);
+  const bool gated_wait = plan.gated && !p.pre_gate;
+  const int fd = ::open(dev.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+  io_context_t ctx{};
+  const int n = int(p.rqs.size());
+  const bool ctx_ok = fd >= 0 && io_setup(std::max(n, 1), &ctx) == 0;
+  std::vector<iocb> cbs(std::size_t(std::max(n, 1)));
+  std::vector<void*> bufs(std::size_t(std::max(n, 1)), nullptr);
+  if (gated_wait) ctl.wait_release();
+  auto count = [&] { (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(1); };
+  if (!ctx_ok) {
+    ctl.error(fmt::format("{}: cannot open {} or set up libaio: {}", p.name, dev, std::strerror(errno)));
+    for (int i = 0; i < n; ++i) count();
+    if (fd >= 0) ::close(fd);
+    return;
+  }
+  int outstanding = 0;
+  auto reap = [&](int min) {
+    io_event ev[64];
+    while (min > 0 || outstanding > 0) {
+      timespec to{timeout_ms / 1000, long(timeout_ms % 1000) * 1000000L};
+      const int got = io_getevents(ctx, std::max(min, 1), 64, ev, &to);
+      if (got == -EINTR) continue;
+      if (got <= 0) {
+        ctl.error(fmt::format("{}: no completion within {} ms", p.name, timeout_ms));
+        return false;
+      }
+      for (int k = 0; k < got; ++k) {
+        const int id = int(reinterpret_cast<std::intptr_t>(ev[k].data));
+        out.result[std::size_t(id)] = int(static_cast<long>(ev[k].res));
+      }
+      outstanding -= got;
+      min -= got;
+      if (min <= 0) return true;
+    }
+    return true;
+  };
+  bool ok = true;
+  for (int i = 0; i < n && ok; ++i) {
+    const PlanRq& r = plan.rqs[std::size_t(p.rqs[std::size_t(i)])];
+    void* buf = nullptr;
+    if (posix_memalign(&buf, 4096, r.bytes) != 0) {
+      ctl.error("out of memory");
+      ok = false;
+      break;
+    }
+    std::memset(buf, r.dir ? 0x5a : 0, r.bytes);
+    bufs[std::size_t(i)] = buf;
+    iocb* cb = &cbs[std::size_t(i)];
+    if (r.dir)
+      io_prep_pwrite(cb, fd, buf, r.bytes, static_cast<long long>(r.offset));
+    else
+      io_prep_pread(cb, fd, buf, r.bytes, static_cast<long long>(r.offset));
+    cb->data = reinterpret_cast<void*>(std::intptr_t(r.id));
+    cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+    cb->aio_reqprio = short(prio);
+    out.submit_us[std::size_t(r.id)] = now_us();
+    int rc;
+    while ((rc = io_submit(ctx, 1, &cb)) == -EINTR || rc == -EAGAIN) {
+    }
+    if (rc != 1) {
+      ctl.error(fmt::format("{}: io_submit: {}", p.name, std::strerror(-rc)));
+      out.submit_us[std::size_t(r.id)] = -1;
+      ok = false;
+      break;
+    }
+    ++outstanding;
+    if (p.sync) {
+      if (i == 0) count();
+      ok = reap(1);
+    } else {
+      count();
+    }
+  }
+  if (!ok)  // what it did not submit still counts, so that the gate opens
+    (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(n);
+  else
+    reap(outstanding);
+  io_destroy(ctx);
+  ::close(fd);
+  for (void* b : bufs) std::free(b);
+}
+
+// Joins the threads and thaws, whatever happened.
+struct RunGuard {
+  Stack& st;
+  Control& ctl;
+  std::vector<std::thread>& threads;
+  ~RunGuard() {
+    ctl.open_gate();
+    try {
+      st.thaw();
+    } catch (...) {
+    }
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+  }
+};
+
+// Waits until `counter` reaches `want` (or the deadline); false on timeout.
+bool wait_count(const std::atomic<int>& counter, int want, int ms) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (counter.load() < want) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    sleep_ms(1);
+  }
+  return true;
+}
+
+}  // namespace
+
+void prepare_queue(Stack& st, const Plan& plan) {
+  st.set_depth(plan.depth);
+  st.set_queue("nomerges", "2");
+  st.set_queue("rq_affinity", "2");
+  if (st.has_queue("wbt_lat_usec")) {
+    try {
+      st.set_queue("wbt_lat_usec", "0");
+    } catch (const std::exception&) {
+      // not every device allows write throttling settings
+    }
+  }
+}
+
+RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOptions& opt) {
+  check_interrupt();
+  RunData out;
+  out.submit_us.assign(plan.rqs.size(), -1);
+  out.result.assign(plan.rqs.size(), 0);
+  st.fresh_scheduler(opt.scheduler);
+  if (opt.scheduler != "none") {
+    // Scheduler tags: room for every request of the plan (blk_mq_get_tag
+    // would otherwise block a submitter, not the scheduler).
+    const int want = std::max(64, 2 * int(plan.rqs.size()));
+    if (std::atoi(st.get_queue("nr_requests").c_str()) < want)
+      st.set_queue("nr_requests", std::to_string(want));
+  }
+  for (const auto& [k, v] : opt.tunables)
+    if (st.has_queue("iosched/" + k)) st.set_queue("iosched/" + k, std::to_string(v));
+  tr.clear();
+  tr.on(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  Control ctl;
+  std::vector<std::thread> threads;
+  int pre = 0, gated_first = 0;
+  for (const auto& p : plan.procs) {
+    if (p.pre_gate)
+      pre += int(p.rqs.size());
+    else
+      gated_first += p.sync ? std::min<int>(1, int(p.rqs.size())) : int(p.rqs.size());
+  }
+  {
+    RunGuard guard{st, ctl, threads};
+    if (plan.gated) st.freeze();
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    const std::string dev = st.dut().path();
+    for (const auto& p : plan.procs)
+      threads.emplace_back(actor, std::cref(plan), std::cref(p), dev, opt.timeout_ms, std::ref(ctl),
+                           std::ref(out));
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (plan.gated) {
+      if (!wait_count(ctl.submitted_pre, pre, 2000)) throw std::runtime_error("the gate's processes did not submit");
+      sleep_ms(opt.settle_ms);
+      ctl.open_gate();
+      if (!wait_count(ctl.submitted_gated, gated_first, 2000))
+        throw std::runtime_error("the gated processes did not submit");
+      sleep_ms(opt.settle_ms);
+      st.thaw();
+    } else {
+      ctl.open_gate();
+    }
+  }  // joins
+  tr.on(false);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.trace_text = tr.read();
+  if (!ctl.errors.empty()) throw std::runtime_error(ctl.errors.front());
+  check_interrupt();
+  return out;
+}
+
+}  // namespace blkmc::device

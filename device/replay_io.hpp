@@ -1,0 +1,49 @@
+// device/replay_io: one gated run of a request plan on the stack's DUT.
+//
+// One thread per process, all pinned to CPU 0, each with its own libaio
+// context, O_DIRECT file descriptor and ioprio (ioprio_set for the thread
+// and aio_reqprio with IOCB_FLAG_IOPRIO per request). Async processes
+// submit every request in order without waiting; sync processes wait for
+// each completion before the next submission.
+//
+// Gated run (plan.gated): freeze the ext4 under the DUT's backing file; the
+// processes above the gate submit (their writes take the driver tags and
+// hang, one more waits on hctx->dispatch); after `settle_ms` the processes
+// below the gate are released together; once each has submitted what it can
+// without a completion (everything when async, its first request when sync)
+// and `settle_ms` passed, the ext4 is thawed. The kernel's events of the
+// run come from the tracefs instance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device/loop.hpp"
+#include "device/plan.hpp"
+#include "device/tracefs.hpp"
+
+namespace blkmc::device {
+
+struct RunOptions {
+  std::string scheduler = "mq-deadline";
+  std::vector<std::pair<std::string, int>> tunables;  // written to queue/iosched/
+  int settle_ms = 30;
+  int timeout_ms = 10000;  // per process, for its completions
+};
+
+struct RunData {
+  std::vector<std::int64_t> submit_us;  // per request id, CLOCK_MONOTONIC; -1: not submitted
+  std::vector<int> result;              // per request id: bytes transferred or -errno
+  std::string trace_text;               // the tracefs buffer after the run
+  double seconds = 0;
+};
+
+// Sets the queue up for a run once: depth, nomerges=2, wbt_lat_usec=0,
+// rq_affinity=2.
+void prepare_queue(Stack& st, const Plan& plan);
+// One run: a fresh scheduler, its tunables, the gated submission, the trace.
+// Throws Interrupted on SIGINT/SIGTERM (after thawing and joining).
+RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOptions& opt);
+
+}  // namespace blkmc::device

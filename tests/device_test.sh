@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# End-to-end checks of `blkmc device` and `blkmc export --fio`: runs on real
+# loop devices when the machine has root, loop devices and tracefs, and
+# checks that nothing of ours is left afterwards (also after SIGINT/SIGTERM
+# mid-run). Without them: the device part is skipped (exit 77).
+# Usage: device_test.sh BLKMC SOURCE_DIR
+set -u
+B=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  echo "FAIL: $*"
+  head -5 "$T/out" "$T/err" 2>/dev/null
+}
+expect() {  # expect RC DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; fi
+}
+finish() {
+  echo "device_test: $pass passed, $fail failed${1:+; $1}"
+  [ "$fail" = 0 ] || exit 1
+  [ -z "${1:-}" ] || exit 77
+  exit 0
+}
+
+# --- no device needed ---
+expect 0 "export --fio" -- "$B" export gated-write-idle --fio -o "$T/job.fio" --target "$T/t.img"
+[ -f "$T/job.fio" ] && [ -f "$T/job.reader.iolog" ] && ok || bad "export writes the job and its iologs"
+grep -q '^prioclass=3$' "$T/job.fio" && ok || bad "the idle process has prioclass=3"
+if command -v fio >/dev/null; then
+  truncate -s 2M "$T/t.img"
+  expect 0 "fio --parse-only accepts the job" -- fio --parse-only "$T/job.fio"
+else
+  echo "SKIP: fio is not installed: fio --parse-only not tested"
+fi
+expect 2 "unknown source" -- "$B" device run no-such-workload
+expect 2 "at-head inserts refused" -- "$B" device run passthrough-head
+expect 2 "io_uring not built" -- "$B" device run gated-write --engine io_uring
+
+# --- real devices ---
+why=""
+[ "$(id -u)" = 0 ] || why="not root"
+[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no /dev/loop-control"
+[ -z "$why" ] && [ ! -d /sys/kernel/tracing ] && why="no /sys/kernel/tracing"
+[ -z "$why" ] && ! command -v mkfs.ext4 >/dev/null && why="no mkfs.ext4"
+if [ -n "$why" ]; then
+  echo "SKIP: device runs need root, loop devices, tracefs and mkfs.ext4 ($why)"
+  finish "device runs skipped: $why"
+fi
+
+# What of ours exists: loop devices over our backing files, mounts, tracefs
+# instances, temporary directories.
+ours() {
+  {
+    losetup -a | grep blkmc-dev-
+    grep blkmc-dev- /proc/mounts
+    ls /sys/kernel/tracing/instances 2>/dev/null | grep '^blkmc-'
+    ls /dev/shm | grep '^blkmc-dev-'
+  } 2>/dev/null
+}
+clean() {  # clean DESCRIPTION
+  local left
+  left=$(ours)
+  if [ -z "$left" ]; then ok; else bad "$1: left behind: $left"; fi
+}
+tracefs_before=$(grep -c ' /sys/kernel/tracing ' /proc/mounts)
+clean "before the tests"
+
+if command -v setpriv >/dev/null; then
+  expect 5 "not root: exit 5" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$B" device run gated-write
+  [ "$(wc -l <"$T/err")" = 1 ] && grep -q "need root" "$T/err" && ok || bad "not root: one line"
+fi
+
+expect 0 "device run --json" -- "$B" device run gated-write --repeat 2 --json -p fifo_batch=4
+python3 - "$T/out" <<'PY' && ok || bad "device run --json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["workload"] == "gated-write" and j["scheduler"] == "mq-deadline", j
+assert j["runs_total"] == 2 and len(j["runs"]) == 2
+assert j["model_wait"] == 8 and j["model_worst_wait"] == 8, j
+assert j["kernel_wait"] == 8, j["kernel_wait"]
+assert j["conforming_runs"] == 2 and j["match"], j["runs"][0]["nonconformance"]
+assert j["modal_order"][:5] == ["blocker.0", "blocker.1", "blocker.2", "blocker.3", "blocker.4"]
+PY
+clean "after device run"
+
+expect 0 "device run text, synthetic gate" -- "$B" device run stream-write --repeat 1 -q
+grep -q "gate added" "$T/out" && grep -q "MATCH" "$T/out" && ok || bad "stream-write: gate note and match"
+
+expect 0 "device check" -- "$B" device check --repeat 1 -q
+[ "$(grep -c ' yes$' "$T/out")" -ge 8 ] && ok || bad "device check rows match"
+clean "after device check"
+
+expect 0 "device stress" -- "$B" device stress --seconds 0.5 --json
+python3 - "$T/out" <<'PY' && ok || bad "device stress --json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ok"] and j["samples"] > 100 and j["ios"] > 0, j
+assert 0 <= j["inflight_min"] <= j["inflight_max"] <= 4, j
+PY
+clean "after device stress"
+
+# Interrupted mid-run: everything is removed, exit 130.
+for sig in INT TERM; do
+  for delay in 0.05 0.6; do
+    "$B" device run gated-write --repeat 500 -q >/dev/null 2>"$T/err" &
+    pid=$!
+    sleep "$delay"
+    kill -s "$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    if [ "$rc" = 130 ]; then ok; else bad "SIG$sig after ${delay}s: exit $rc"; fi
+    clean "after SIG$sig at ${delay}s"
+  done
+done
+# Killed (SIGKILL): no handler runs; `blkmc device cleanup` thaws, detaches,
+# unmounts and removes what the dead run left. It runs before `wait`: a
+# process killed while the ext4 is frozen cannot exit until it is thawed.
+for delay in 0.3 0.7; do
+  "$B" device run gated-write --repeat 500 -q >/dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -s KILL "$pid"
+  sleep 0.2
+  expect 0 "device cleanup after SIGKILL at ${delay}s" -- "$B" device cleanup
+  wait "$pid" 2>/dev/null
+  clean "after SIGKILL at ${delay}s and device cleanup"
+done
+expect 0 "device cleanup with nothing left" -- "$B" device cleanup --dry-run
+grep -q "nothing left" "$T/out" && ok || bad "cleanup: nothing left"
+
+[ "$(grep -c ' /sys/kernel/tracing ' /proc/mounts)" = "$tracefs_before" ] && ok ||
+  bad "tracefs mounted as before"
+
+finish
