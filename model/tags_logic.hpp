@@ -254,9 +254,9 @@ auto holds_tag(const V& s, int sub) {
 }
 
 // well-formed: every variable in its range, and the phase of each submitter
-// agrees with its round (done exactly after the last) and its pool object
-// (held exactly between get and free); the walk counts at most one request
-// per bit it passed.
+// agrees with its round (done exactly after the last), its tag (0 unless it
+// holds one) and its pool object (held exactly between get and free); the
+// walk counts at most one request per bit it passed.
 template <class V>
 auto lemma_well_formed(const Config& c, const V& s) {
   const int maxid = c.pool ? c.pool : c.nsub * c.rounds;
@@ -269,7 +269,8 @@ auto lemma_well_formed(const Config& c, const V& s) {
     r = r && pc_in(s, sub, c.pool ? GET : ALLOC, DONE) && s.round(sub) >= s.ic(0) &&
         s.round(sub) <= s.ic(c.rounds) &&
         (s.pc(sub) == s.ic(DONE)) == (s.round(sub) == s.ic(c.rounds)) &&
-        s.tag(sub) >= s.ic(0) && s.tag(sub) < s.ic(c.ntags);
+        s.tag(sub) >= s.ic(0) && s.tag(sub) < s.ic(c.ntags) &&
+        implies(s, !holds_tag(s, sub), s.tag(sub) == s.ic(0));
     if (c.pool)
       r = r && s.obj(sub) >= s.ic(0) && s.obj(sub) <= s.ic(c.pool) &&
           (s.obj(sub) == s.ic(0)) == (s.pc(sub) == s.ic(GET) || s.pc(sub) == s.ic(DONE));
