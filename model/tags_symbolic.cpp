@@ -1,5 +1,6 @@
 #include "model/tags_symbolic.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -151,6 +152,14 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
   add("oops", true, 0, 1);
   add("stale_fn", true, 0, 1);
   add("stale_count", true, 0, 1);
+  // Integers as signed bit-vectors just wide enough for every value a step
+  // computes (tags + 1, ids + 1, rounds + 1, the pcs, -1).
+  {
+    const int top = std::max({c.ntags + 1, c.nsub * c.rounds + c.rounds + 2, c.pool + 1, VISIT + 1});
+    int w = 1;
+    while ((1 << w) <= top) ++w;
+    ts.bv_width = w + 1;
+  }
   const auto acts = actions(c);
   ts.nactions = static_cast<int>(acts.size());
 

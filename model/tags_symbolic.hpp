@@ -29,7 +29,11 @@ class SymView {
   using B = z3::expr;
   SymView(const Layout& l, const Frame& base) : l_(l), base_(base) {}
 
-  z3::expr ic(int v) const { return base_[0].ctx().int_val(v); }
+  // Integer constants in the sort of the integer variables.
+  z3::expr ic(int v) const {
+    const z3::expr& x = base_[std::size_t(l_.pos)];
+    return x.is_bv() ? x.ctx().bv_val(v, x.get_sort().bv_size()) : x.ctx().int_val(v);
+  }
   z3::expr bc(bool v) const { return base_[0].ctx().bool_val(v); }
 
   z3::expr bit(int t) const { return get(l_.bit0 + t); }

@@ -39,7 +39,9 @@ class Unrolling {
       const std::size_t k = frames_.size();
       for (const auto& v : ts_.vars) {
         const std::string n = fmt::format("{}@{}", v.name, k);
-        f.push_back(v.is_bool ? c_.bool_const(n.c_str()) : c_.int_const(n.c_str()));
+        f.push_back(v.is_bool        ? c_.bool_const(n.c_str())
+                    : ts_.bv_width ? c_.bv_const(n.c_str(), unsigned(ts_.bv_width))
+                                   : c_.int_const(n.c_str()));
       }
       frames_.push_back(std::move(f));
     }
@@ -49,7 +51,8 @@ class Unrolling {
   const z3::expr& trans(std::size_t i) {
     while (trans_.size() <= i) {
       const std::size_t k = trans_.size();
-      acts_.push_back(c_.int_const(fmt::format("act@{}", k).c_str()));
+      const std::string n = fmt::format("act@{}", k);
+      acts_.push_back(ts_.bv_width ? c_.bv_const(n.c_str(), 32) : c_.int_const(n.c_str()));
       trans_.push_back(ts_.trans(frame(k), acts_.back(), frame(k + 1)));
     }
     return trans_[i];
@@ -73,12 +76,18 @@ class Unrolling {
   std::deque<z3::expr> trans_, acts_;
 };
 
+// A numeral's value; bit-vectors read as signed.
+int value(const z3::expr& v) {
+  if (v.is_bool()) return v.is_true() ? 1 : 0;
+  if (!v.is_bv()) return v.get_numeral_int();
+  const unsigned w = v.get_sort().bv_size();
+  const auto u = static_cast<long long>(v.get_numeral_uint64());
+  return static_cast<int>(u >= (1LL << (w - 1)) ? u - (1LL << w) : u);
+}
+
 std::vector<int> values(const z3::model& m, const Frame& f) {
   std::vector<int> out;
-  for (const auto& e : f) {
-    const z3::expr v = m.eval(e, true);
-    out.push_back(v.is_bool() ? (v.is_true() ? 1 : 0) : v.get_numeral_int());
-  }
+  for (const auto& e : f) out.push_back(value(m.eval(e, true)));
   return out;
 }
 
@@ -88,13 +97,13 @@ class Prover {
       : c_(c), ts_(ts), opt_(opt), u_(c, ts), t0_(Clock::now()) {}
 
   TargetResult run(const TransitionSystem::Formula& target,
-                   const std::vector<const TransitionSystem::Formula*>& assumed) {
+                   const std::vector<const TransitionSystem::Formula*>& assumed, int k_max) {
     const auto start = Clock::now();
     TargetResult r;
     r.name = target.name;
-    z3::solver base(c_), step(c_);
+    z3::solver base = mk(), step = mk();
     base.add(ts_.init(u_.frame(0)));
-    for (int k = 0; k <= opt_.k_max; ++k) {
+    for (int k = 0; k <= k_max; ++k) {
       const auto uk = std::size_t(k);
       // Frame k joins both unrollings.
       if (k > 0) {
@@ -143,6 +152,13 @@ class Prover {
 
   double elapsed() const { return since(t0_); }
 
+  // Bit-vector systems go to Z3's bit-blasting tactic (qfbv: SAT), far
+  // faster here than the incremental SMT core; integers to the SMT core.
+  z3::solver mk() {
+    if (ts_.bv_width) return z3::tactic(c_, "qfbv").mk_solver();
+    return z3::solver(c_);
+  }
+
  private:
   z3::check_result check(z3::solver& s, const z3::expr& goal) {
     z3::params p(c_);
@@ -172,7 +188,7 @@ class Prover {
     // The solver's models are over frames 0..k; the last one repeats the
     // base/step goal's frame.
     for (std::size_t i = 0; i <= k; ++i) r.states.push_back(values(m, u_.frame(i)));
-    for (std::size_t i = 0; i < k; ++i) r.actions.push_back(m.eval(u_.act(i), true).get_numeral_int());
+    for (std::size_t i = 0; i < k; ++i) r.actions.push_back(value(m.eval(u_.act(i), true)));
   }
 
   z3::context& c_;
@@ -194,11 +210,20 @@ ProveResult prove_by_induction(z3::context& c, const TransitionSystem& ts,
   Prover p(c, ts, opt);
   ProveResult out;
   std::vector<const TransitionSystem::Formula*> assumed;
+  // Lemmas on demand: plain induction (k <= 1) first; the lemmas are proved
+  // and assumed only when that does not settle the property.
+  if (!ts.lemmas.empty() && opt.k_max >= 1) {
+    out.prop = p.run(ts.prop, assumed, 1);
+    if (out.prop.verdict != ProofVerdict::Incomplete || out.prop.states.empty()) {
+      out.seconds = p.elapsed();  // settled, or out of time
+      return out;
+    }
+  }
   for (const auto& l : ts.lemmas) {
-    out.lemmas.push_back(p.run(l, assumed));
+    out.lemmas.push_back(p.run(l, assumed, opt.k_max));
     if (out.lemmas.back().verdict == ProofVerdict::Proved) assumed.push_back(&l);
   }
-  out.prop = p.run(ts.prop, assumed);
+  out.prop = p.run(ts.prop, assumed, opt.k_max);
   out.seconds = p.elapsed();
   return out;
 }

@@ -12,7 +12,10 @@
 //         k-induction is complete for finite systems), the target holding in
 //         s0..s(k-1) and failing in sk, every proved lemma assumed in every
 //         state: unsat proves the target with this k.
-// A lemma that is not proved is reported as such and never assumed. When
+// Lemmas on demand: the property is first tried alone with k <= 1; only
+// when that does not settle it are the lemmas proved (each assuming the
+// earlier proved ones) and the property tried again, up to k_max, assuming
+// them. A lemma that is not proved is reported as such and never assumed. When
 // neither case settles the target up to k_max, the last step case's states
 // are the counterexample to induction. A Z3 timeout (the --time budget) or
 // unknown answer makes the target incomplete.
@@ -38,6 +41,9 @@ using Frame = std::vector<z3::expr>;  // one copy of the state variables
 struct TransitionSystem {
   std::vector<TsVar> vars;
   int nactions = 0;
+  // Integer variables as bit-vectors of this width (0: mathematical
+  // integers); act is then a 32-bit vector. Values must fit, signed.
+  int bv_width = 0;
   std::function<z3::expr(const Frame&)> init;
   // act: an integer constant; trans constrains it to [0, nactions).
   std::function<z3::expr(const Frame&, const z3::expr& act, const Frame&)> trans;
