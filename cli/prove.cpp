@@ -58,33 +58,6 @@ bool fits_explorer(const Params& p) {
   return p.at("pool") > 0 || p.at("submitters") * p.at("rounds") <= 250;
 }
 
-// A Frame's values as a concrete state (nullopt: not representable).
-std::optional<TagsModel::State> concrete_state(const TagsModel& m, const std::vector<int>& v) {
-  const tags::Config& c = m.config();
-  const tags::Layout l(c);
-  for (int x : v)
-    if (x < 0 || x > 255) return std::nullopt;
-  TagsModel::State s{};
-  TagsModel::View w(m, s);
-  for (int t = 0; t < c.ntags; ++t) {
-    w.set_bit(t, v[std::size_t(l.bit0 + t)] != 0);
-    w.set_owner(t, v[std::size_t(l.owner0 + t)]);
-    w.set_rqs(t, v[std::size_t(l.rqs0 + t)]);
-  }
-  for (int sub = 0; sub < c.nsub; ++sub) {
-    w.set_pc(sub, v[std::size_t(l.pc0 + sub)]);
-    w.set_round(sub, v[std::size_t(l.round0 + sub)]);
-    w.set_tag(sub, v[std::size_t(l.tag0 + sub)]);
-    if (c.pool) w.set_obj(sub, v[std::size_t(l.obj0 + sub)]);
-  }
-  w.set_pos(v[std::size_t(l.pos)]);
-  w.set_count(v[std::size_t(l.count)]);
-  w.set_oops(v[std::size_t(l.oops)] != 0);
-  w.set_stale_fn(v[std::size_t(l.stale_fn)] != 0);
-  w.set_stale_count(v[std::size_t(l.stale_count)] != 0);
-  return s;
-}
-
 // A breadth-first search of the explicit model for `target`: its shortest
 // path, nothing when unreachable (throws when the space is too large).
 std::optional<Counterexample<TagsModel::State>> find_path(const TagsModel& m,
@@ -129,7 +102,7 @@ Counterexample<TagsModel::State> replay_path(const TagsModel& m, const TargetRes
       throw std::logic_error(fmt::format("prove: step {} of the solver's path ({}) is not "
                                          "enabled in the explorer (the two semantics disagree)",
                                          i + 1, tags::action_text(m.config(), acts.at(std::size_t(r.actions[i])))));
-    const auto want = concrete_state(m, r.states[i + 1]);
+    const auto want = tags::concrete_state(m, r.states[i + 1]);
     if (!want || std::memcmp(want->b.data(), next.b.data(), m.state_bytes()) != 0)
       throw std::logic_error(fmt::format("prove: state {} of the solver's path differs from the "
                                          "explorer's (the two semantics disagree)",
@@ -215,7 +188,7 @@ std::vector<ProveOutcome> prove(const ProveRequest& req) {
               fmt::format("      -> {}", tags::action_text(c, acts.at(std::size_t(r.actions[i])))));
       }
       if (m) {
-        const auto s0 = concrete_state(*m, r.states[0]);
+        const auto s0 = tags::concrete_state(*m, r.states[0]);
         std::optional<Counterexample<TagsModel::State>> path;
         if (s0) path = find_path(*m, *s0);
         o.cti_reachable = path.has_value();

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "model/tags.hpp"
 
 namespace blkmc::tags {
 
@@ -225,6 +224,58 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
     for (int id : lemma_ids(c, prop))
       ts.lemmas.push_back({kLemmaNames[id], [c, l, id](const Frame& f) { return lemma(id, c, l, f); }});
   return ts;
+}
+
+std::optional<TagsModel::State> concrete_state(const TagsModel& m, const std::vector<int>& v) {
+  const Config& c = m.config();
+  const Layout l(c);
+  for (int x : v)
+    if (x < 0 || x > 255) return std::nullopt;
+  TagsModel::State s{};
+  TagsModel::View w(m, s);
+  auto at = [&](int i) { return v.at(std::size_t(i)); };
+  for (int t = 0; t < c.ntags; ++t) {
+    w.set_bit(t, at(l.bit0 + t) != 0);
+    w.set_owner(t, at(l.owner0 + t));
+    w.set_rqs(t, at(l.rqs0 + t));
+  }
+  for (int sub = 0; sub < c.nsub; ++sub) {
+    w.set_pc(sub, at(l.pc0 + sub));
+    w.set_round(sub, at(l.round0 + sub));
+    w.set_tag(sub, at(l.tag0 + sub));
+    if (c.pool) w.set_obj(sub, at(l.obj0 + sub));
+  }
+  w.set_pos(at(l.pos));
+  w.set_count(at(l.count));
+  w.set_oops(at(l.oops) != 0);
+  w.set_stale_fn(at(l.stale_fn) != 0);
+  w.set_stale_count(at(l.stale_count) != 0);
+  return s;
+}
+
+std::vector<int> frame_values(const TagsModel& m, const TagsModel::State& s) {
+  const Config& c = m.config();
+  const Layout l(c);
+  std::vector<int> v(std::size_t(l.nvars));
+  const TagsModel::View w = m.view(s);
+  auto put = [&](int i, int x) { v[std::size_t(i)] = x; };
+  for (int t = 0; t < c.ntags; ++t) {
+    put(l.bit0 + t, w.bit(t));
+    put(l.owner0 + t, w.owner(t));
+    put(l.rqs0 + t, w.rqs(t));
+  }
+  for (int sub = 0; sub < c.nsub; ++sub) {
+    put(l.pc0 + sub, w.pc(sub));
+    put(l.round0 + sub, w.round(sub));
+    put(l.tag0 + sub, w.tag(sub));
+    if (c.pool) put(l.obj0 + sub, w.obj(sub));
+  }
+  put(l.pos, w.pos());
+  put(l.count, w.count());
+  put(l.oops, w.oops());
+  put(l.stale_fn, w.stale_fn());
+  put(l.stale_count, w.stale_count());
+  return v;
 }
 
 std::string state_text(const Config& c, const std::vector<int>& v) {

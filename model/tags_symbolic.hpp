@@ -5,10 +5,12 @@
 // kMaxTags): 1024 tags are 3 x 1024 variables.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/model.hpp"
+#include "model/tags.hpp"
 #include "model/tags_logic.hpp"
 #include "props/induction.hpp"
 
@@ -99,6 +101,11 @@ std::vector<std::string> lemma_names(const Config& c, int prop);
 // The system for one variant, parameters and invariant property. `lemmas`:
 // false leaves them out (then induction alone must do).
 TransitionSystem transition_system(const Config& c, int prop, bool lemmas = true);
+
+// A Frame's values as the explorer's state (nullopt: not representable in
+// its bytes), and back.
+std::optional<TagsModel::State> concrete_state(const TagsModel& m, const std::vector<int>& v);
+std::vector<int> frame_values(const TagsModel& m, const TagsModel::State& s);
 
 // A state as text, from a Frame's values (bools 0/1).
 std::string state_text(const Config& c, const std::vector<int>& v);
