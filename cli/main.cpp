@@ -9,6 +9,7 @@
 #include "cli/compare.hpp"
 #include "cli/device.hpp"
 #include "cli/diff.hpp"
+#include "cli/prove.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
@@ -140,6 +141,26 @@ int main(int argc, char** argv) {
   diffc->add_option("--to", diff_to, "variant after the patch")->required();
   diffc->add_option("--function", diff_function, "only this decision function");
   diffc->add_flag("--json", as_json, "print the comparison as JSON");
+
+  ProveRequest preq;
+  bool no_lemmas = false;
+  auto* provec = app.add_subcommand(
+      "prove", "prove invariants by k-induction with Z3 for parameters beyond explicit reach "
+               "(the model's steps instantiated on z3::expr): proved, violated (a real path) "
+               "or incomplete (a counterexample to induction)");
+  provec->add_option("model", preq.model, "model name (tags)")->required();
+  provec->add_option("--variant,-v", preq.variant, "variant")->required();
+  provec->add_option("--param,-p", preq.params,
+                     "parameter name=value (repeatable; prove's own ranges: ntags up to 1024, "
+                     "submitters up to 64)");
+  provec->add_option("--prop", preq.props, "invariant property (repeatable; default: all)");
+  provec->add_option("--k-max", preq.k_max, "largest k tried (default 10)");
+  provec->add_option("--time", preq.seconds, "time limit per property, seconds")
+      ->check(CLI::Range(0.001, 1e7));
+  provec->add_flag("--no-lemmas", no_lemmas, "induction without the model's strengthening lemmas");
+  provec->add_option("--trace-out", preq.trace_out,
+                     "write a violation's path as a trace file (-PROP is added when several)");
+  provec->add_flag("--json", as_json, "print the outcome as JSON");
 
   SimOptions sim_opt;
   bool sim_first = false;
@@ -327,6 +348,10 @@ int main(int argc, char** argv) {
       const CheckOutcome a = mh.check(before, p, props, opt);
       const CheckOutcome b = mh.check(after, p, props, opt);
       return print_comparison(a, b, trace_out, as_json);
+    }
+    if (provec->parsed()) {
+      preq.lemmas = !no_lemmas;
+      return run_prove(preq, as_json);
     }
     if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json);
     if (sim->parsed()) {

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "cli/prove.hpp"
 #include "explorer/report.hpp"
 #include "model/registry.hpp"
 #include "props/decisions.hpp"
@@ -147,6 +149,13 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     int line;
   };
   std::vector<DiffRow> diffs;
+  // `prove MODEL VARIANT PARAMS PROPERTY proved|violated|incomplete`
+  struct ProveRow {
+    ProveRequest req;
+    std::string expected;
+    int line;
+  };
+  std::vector<ProveRow> proofs;
   std::vector<std::pair<std::string, int>> replays;
   std::string line;
   int lineno = 0;
@@ -182,6 +191,19 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
             w[5]));
       decision_functions(w[1]);  // an unknown model fails before anything runs
       diffs.push_back({w[1], w[2], w[3], w[4], w[5] == "equivalent", classes, lineno});
+    } else if (w[0] == "prove" && w.size() == 6) {
+      if (w[5] != "proved" && w[5] != "violated" && w[5] != "incomplete")
+        throw UsageError(fmt::format(
+            "{}:{}: prove rows expect 'proved', 'violated' or 'incomplete', not '{}'", name,
+            lineno, w[5]));
+      prove_params(w[1]);  // an unknown model fails before anything runs
+      ProveRequest req;
+      req.model = w[1];
+      req.variant = w[2];
+      if (w[3] != "-") req.params = split(w[3], ',');
+      req.props = {w[4]};
+      req.seconds = seconds_per_run;
+      proofs.push_back({req, w[5], lineno});
     } else if (w[0] == "simulate" && w.size() == 7) {
       parse_run(name, lineno, w[4]);
       double v = 0;
@@ -193,7 +215,8 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     } else {
       throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
                                    "VERDICT', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE', "
-                                   "'diff MODEL FROM TO FUNCTION equivalent|differ' or 'replay FILE'",
+                                   "'diff MODEL FROM TO FUNCTION equivalent|differ', 'prove MODEL VARIANT PARAMS "
+                                   "PROPERTY proved|violated|incomplete' or 'replay FILE'",
                                    name, lineno));
     }
   }
@@ -333,6 +356,28 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
                                                      : std::string("differ"),
                                found, secs,
                                ok ? "ok" : "MISMATCH");
+  }
+  // k-induction proofs (Z3).
+  for (const ProveRow& pr : proofs) {
+    ++rows;
+    std::string found;
+    bool ok = false;
+    double secs = 0;
+    try {
+      const auto v = prove(pr.req);
+      const auto& r = v.at(0).result;
+      secs = r.seconds;
+      found = to_string(r.prop.verdict);
+      ok = found == pr.expected;
+      if (r.prop.verdict != ProofVerdict::Incomplete) found += fmt::format(" (k={})", r.prop.k);
+    } catch (const std::exception& ex) {
+      found = ex.what();
+    }
+    failures += !ok;
+    if (!markdown)
+      std::cout << fmt::format("prove {} {} {} {:<18} expected {:<10} found {:<16} {:.3f} s  {}\n",
+                               pr.req.model, pr.req.variant, fmt::join(pr.req.params, ","),
+                               pr.req.props[0], pr.expected, found, secs, ok ? "ok" : "MISMATCH");
   }
   for (const auto& [file, ln] : replays) {
     ++rows;

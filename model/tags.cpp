@@ -62,7 +62,8 @@ TagsModel::TagsModel(int variant, const Params& p)
       ntags_(p.at("ntags")),
       nsub_(p.at("submitters")),
       rounds_(p.at("rounds")),
-      pool_(p.at("pool")) {
+      pool_(p.at("pool")),
+      cfg_{variant, ntags_, nsub_, rounds_, pool_} {
   if (variant < 0 || variant > TagMatch) throw UsageError("tags: bad variant index");
   if (pool_ == 0 && nsub_ * rounds_ > 250)
     throw UsageError("tags: submitters x rounds must stay below 250 request ids");
@@ -93,130 +94,23 @@ int TagsModel::holder(const State& s, int id) const {
 }
 
 bool TagsModel::rq_alive(const State& s, int id) const {
-  const int h = holder(s, id);
-  if (h < 0) return false;
-  // A fresh request gets its reference when it is assigned; a pool object
-  // when it is taken from the pool (blk_mq_rq_ctx_init).
-  const std::uint8_t first = pool_ ? ALLOC : START;
-  return pc(s, h) >= first && pc(s, h) <= FREE;
+  return tags::rq_alive(cfg_, view(s), id);
 }
 
 bool TagsModel::rq_in_flight(const State& s, int id) const {
-  const int h = holder(s, id);
-  return h >= 0 && pc(s, h) == COMPLETE;
+  return tags::rq_in_flight(cfg_, view(s), id);
 }
 
-int TagsModel::rq_tag(const State& s, int id) const {
-  const int h = holder(s, id);
-  if (h < 0 || pc(s, h) < ASSIGN || pc(s, h) > FREE) return -1;
-  return tag(s, h);
-}
-
-bool TagsModel::object_free(const State& s, int object) const {
-  for (int sub = 0; sub < nsub_; ++sub)
-    if (obj(s, sub) == object) return false;
-  return true;
-}
-
-// blk_mq_get_request / blk_mq_rq_ctx_init: a request object from the
-// scheduler's pool, ref = 1. Only with pool >= 1.
-void TagsModel::blk_mq_get_request(State& s, int sub, int object) const {
-  obj(s, sub) = std::uint8_t(object);
-  pc(s, sub) = ALLOC;
-}
-
-// blk_mq_get_tag: test_and_set_bit_lock on a clear bit. rq->tag is set here;
-// tags->rqs[tag] is published by the next, separate step: the race window.
-void TagsModel::blk_mq_get_tag(State& s, int sub, int t) const {
-  set_bits(s, std::uint16_t(bits(s) | (1u << t)));
-  owner(s, t) = std::uint8_t(request_id(s, sub));
-  tag(s, sub) = std::uint8_t(t);
-  pc(s, sub) = ASSIGN;
-}
-
-// tags->rqs[rq->tag] = rq (blk_mq_get_driver_tag / ctx_init, per version).
-void TagsModel::blk_mq_assign_rqs(State& s, int sub) const {
-  rqs(s, tag(s, sub)) = std::uint8_t(request_id(s, sub));
-  pc(s, sub) = START;
-}
-
-void TagsModel::blk_mq_start_request(State& s, int sub) const { pc(s, sub) = COMPLETE; }
-
-void TagsModel::blk_mq_complete_request(State& s, int sub) const { pc(s, sub) = FREE; }
-
-// blk_mq_free_request -> blk_mq_put_tag: clear the bit, drop the reference.
-// tags->rqs[] keeps pointing at the request.
-void TagsModel::blk_mq_free_request(State& s, int sub) const {
-  const int t = tag(s, sub);
-  set_bits(s, std::uint16_t(bits(s) & ~(1u << t)));
-  owner(s, t) = 0;
-  tag(s, sub) = 0;
-  if (pool_) obj(s, sub) = 0;
-  round(s, sub) = std::uint8_t(round(s, sub) + 1);
-  pc(s, sub) = round(s, sub) == rounds_ ? DONE : (pool_ ? GET : ALLOC);
-}
-
-// The busy-iter callback: blk_mq_check_inflight counts started requests.
-void TagsModel::in_flight_fn(State& s, int t, int rq) const {
-  if (rq != owner(s, t)) iter_flags(s) |= kStaleFn;
-  if (rq_in_flight(s, rq)) {
-    iter_count(s) = std::uint8_t(iter_count(s) + 1);
-    // Counted through a slot it does not own: the request is counted again
-    // at (or was already counted through) its own tag.
-    if (rq != owner(s, t)) iter_flags(s) |= kStaleCount;
-  }
-}
-
-// bt_iter / bt_tags_iter for one bit of the walk.
-void TagsModel::bt_iter(State& s) const {
-  const int t = iter_pos(s);
-  if (test_bit(s, t)) {
-    const int rq = rqs(s, t);
-    switch (variant_) {
-      case V4_11:  // rq->q == hctx->queue on a NULL rq: oops, the walk dies
-        if (rq == 0) {
-          iter_flags(s) |= kOops;
-          return;
-        }
-        in_flight_fn(s, t, rq);
-        break;
-      case NullCheck:
-        if (rq != 0) in_flight_fn(s, t, rq);
-        break;
-      case Refcount:  // under tags->lock: rq && req_ref_inc_not_zero(rq)
-        if (rq != 0 && rq_alive(s, rq)) in_flight_fn(s, t, rq);
-        break;
-      case TagMatch:  // ... && rq->tag == bitnr
-        if (rq != 0 && rq_alive(s, rq) && rq_tag(s, rq) == t) in_flight_fn(s, t, rq);
-        break;
-    }
-  }
-  iter_pos(s) = std::uint8_t(t + 1);
-}
+int TagsModel::rq_tag(const State& s, int id) const { return tags::rq_tag(cfg_, view(s), id); }
 
 bool TagsModel::apply(const State& s, const Step& step, State& next) const {
   return apply_step(*this, s, step, next);
 }
 
-bool TagsModel::finished(const State& s) const {
-  for (int sub = 0; sub < nsub_; ++sub)
-    if (pc(s, sub) != DONE) return false;
-  return iterator_done(s);
-}
+bool TagsModel::finished(const State& s) const { return tags::finished(cfg_, view(s)); }
 
 bool TagsModel::violates(int prop, const State& s) const {
-  switch (prop) {
-    case NoNullDeref:
-      return iter_flags(s) & kOops;
-    case FnSeesOwner:
-      return iter_flags(s) & kStaleFn;
-    case CountOwnerOnly:
-      return iter_flags(s) & kStaleCount;
-    case WalkCountBounded:
-      return iter_count(s) > nsub_;
-    default:
-      return false;
-  }
+  return tags::violates(cfg_, view(s), prop);
 }
 
 std::string TagsModel::actor_name(int actor) const {
