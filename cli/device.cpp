@@ -15,6 +15,7 @@
 #include "device/conformance.hpp"
 #include "device/env.hpp"
 #include "device/fio_export.hpp"
+#include "device/io_engine.hpp"
 #include "device/loop.hpp"
 #include "device/plan.hpp"
 #include "device/replay_io.hpp"
@@ -106,7 +107,7 @@ std::string tunable_text(const std::vector<std::pair<std::string, int>>& t) {
 
 template <class Sched>
 CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_name, int variant,
-                    const Params& params, int repeat, bool verbose) {
+                    const Params& params, int repeat, bool verbose, const std::string& engine) {
   CaseResult c;
   c.workload = plan.wl.name;
   c.scheduler = sched_name;
@@ -115,6 +116,7 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
   c.variant = m.info().variants[std::size_t(variant)].name;
   RunOptions opt;
   opt.scheduler = sched_name;
+  opt.engine = engine;
   if (sched_name == "mq-deadline")
     for (const char* k : {"fifo_batch", "writes_starved"}) opt.tunables.emplace_back(k, params.at(k));
   if (sched_name == "bfq")
@@ -278,6 +280,7 @@ struct Resolved {
   std::string scheduler;
   int variant = 0;
   Params params;
+  std::string engine = "libaio";
 };
 
 Resolved resolve(const Source& src, const std::string& sched_opt, const std::string& variant_opt,
@@ -310,10 +313,10 @@ Resolved resolve(const Source& src, const std::string& sched_opt, const std::str
 
 CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
   if (r.scheduler == "mq-deadline")
-    return run_case<sched::DeadlineScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+    return run_case<sched::DeadlineScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
   if (r.scheduler == "bfq")
-    return run_case<sched::BfqScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
-  return run_case<sched::NoneScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose);
+    return run_case<sched::BfqScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
+  return run_case<sched::NoneScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
 }
 
 template <class F>
@@ -332,11 +335,11 @@ int guarded(F&& f) {
 }  // namespace
 
 int run_device_run(const DeviceRunArgs& a) {
-  if (a.engine != "libaio")
-    throw UsageError(fmt::format("--engine {}: only libaio is built (io_uring may punt to workers and "
-                                 "reorder one process's requests)", a.engine));
+  if (!known_io_engine(a.engine))
+    throw UsageError(fmt::format("--engine {}: unknown (libaio or io_uring)", a.engine));
   if (a.repeat < 1 || a.repeat > 1000) throw UsageError("--repeat must be 1..1000");
-  const Resolved r = resolve(load_source(a.source), a.scheduler, a.variant, a.params);
+  Resolved r = resolve(load_source(a.source), a.scheduler, a.variant, a.params);
+  r.engine = a.engine;
   return guarded([&] {
     Session ses;
     if (!a.quiet && !a.json)

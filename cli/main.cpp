@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
   dev_run->add_option("--param,-p", dev.params, "model parameter / tunable name=value (repeatable)");
   dev_run->add_option("--repeat", dev.repeat, "runs (default 5)");
-  dev_run->add_option("--engine", dev.engine, "submission engine: libaio (default)");
+  dev_run->add_option("--engine", dev.engine, "submission engine: libaio (default) or io_uring (may punt to io-wq and reorder a process's requests)");
   dev_run->add_flag("--json", dev.json, "print the result as JSON");
   dev_run->add_flag("--quiet,-q", dev.quiet, "no per-run lines on stderr");
   int check_repeat = 3;

@@ -1,10 +1,6 @@
 #include "device/replay_io.hpp"
 
 #include <fcntl.h>
-#include <libaio.h>
-#ifndef IOCB_FLAG_IOPRIO
-#define IOCB_FLAG_IOPRIO (1 << 1)  // linux/aio_abi.h, which clashes with libaio.h
-#endif
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -23,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "device/env.hpp"
+#include "device/io_engine.hpp"
 
 namespace blkmc::device {
 
@@ -65,40 +62,41 @@ void pin_cpu0() {
 }
 
 // One process of the plan.
-void actor(const Plan& plan, const PlanProc& p, const std::string& dev, int timeout_ms, Control& ctl,
-           RunData& out) {
+void actor(const Plan& plan, const PlanProc& p, const std::string& dev, const RunOptions& opt,
+           Control& ctl, RunData& out) {
   pin_cpu0();
   const int prio = ioprio_value(p);
   syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, prio);
   const bool gated_wait = plan.gated && !p.pre_gate;
   const int fd = ::open(dev.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
-  io_context_t ctx{};
   const int n = int(p.rqs.size());
-  const bool ctx_ok = fd >= 0 && io_setup(std::max(n, 1), &ctx) == 0;
-  std::vector<iocb> cbs(std::size_t(std::max(n, 1)));
+  std::unique_ptr<IoEngine> io;
+  std::string setup_error = fd < 0 ? fmt::format("cannot open {}: {}", dev, std::strerror(errno)) : "";
+  if (fd >= 0) {
+    try {
+      io = make_io_engine(opt.engine, n);
+    } catch (const std::exception& e) {
+      setup_error = e.what();
+    }
+  }
   std::vector<void*> bufs(std::size_t(std::max(n, 1)), nullptr);
   if (gated_wait) ctl.wait_release();
   auto count = [&] { (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(1); };
-  if (!ctx_ok) {
-    ctl.error(fmt::format("{}: cannot open {} or set up libaio: {}", p.name, dev, std::strerror(errno)));
+  if (!io) {
+    ctl.error(fmt::format("{}: {}", p.name, setup_error));
     for (int i = 0; i < n; ++i) count();
     if (fd >= 0) ::close(fd);
     return;
   }
   int outstanding = 0;
   auto reap = [&](int min) {
-    io_event ev[64];
     while (min > 0 || outstanding > 0) {
-      timespec to{timeout_ms / 1000, long(timeout_ms % 1000) * 1000000L};
-      const int got = io_getevents(ctx, std::max(min, 1), 64, ev, &to);
-      if (got == -EINTR) continue;
+      const int got = io->reap(min, opt.timeout_ms, [&](int id, int res) {
+        out.result[std::size_t(id)] = res;
+      });
       if (got <= 0) {
-        ctl.error(fmt::format("{}: no completion within {} ms", p.name, timeout_ms));
+        ctl.error(fmt::format("{}: no completion within {} ms", p.name, opt.timeout_ms));
         return false;
-      }
-      for (int k = 0; k < got; ++k) {
-        const int id = int(reinterpret_cast<std::intptr_t>(ev[k].data));
-        out.result[std::size_t(id)] = int(static_cast<long>(ev[k].res));
       }
       outstanding -= got;
       min -= got;
@@ -117,20 +115,10 @@ void actor(const Plan& plan, const PlanProc& p, const std::string& dev, int time
     }
     std::memset(buf, r.dir ? 0x5a : 0, r.bytes);
     bufs[std::size_t(i)] = buf;
-    iocb* cb = &cbs[std::size_t(i)];
-    if (r.dir)
-      io_prep_pwrite(cb, fd, buf, r.bytes, static_cast<long long>(r.offset));
-    else
-      io_prep_pread(cb, fd, buf, r.bytes, static_cast<long long>(r.offset));
-    cb->data = reinterpret_cast<void*>(std::intptr_t(r.id));
-    cb->u.c.flags |= IOCB_FLAG_IOPRIO;
-    cb->aio_reqprio = short(prio);
     out.submit_us[std::size_t(r.id)] = now_us();
-    int rc;
-    while ((rc = io_submit(ctx, 1, &cb)) == -EINTR || rc == -EAGAIN) {
-    }
-    if (rc != 1) {
-      ctl.error(fmt::format("{}: io_submit: {}", p.name, std::strerror(-rc)));
+    const int rc = io->submit(fd, r.dir != 0, buf, r.bytes, r.offset, r.id, prio);
+    if (rc != 0) {
+      ctl.error(fmt::format("{}: {} submit: {}", p.name, opt.engine, std::strerror(-rc)));
       out.submit_us[std::size_t(r.id)] = -1;
       ok = false;
       break;
@@ -147,7 +135,7 @@ void actor(const Plan& plan, const PlanProc& p, const std::string& dev, int time
     (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(n);
   else
     reap(outstanding);
-  io_destroy(ctx);
+  io.reset();
   ::close(fd);
   for (void* b : bufs) std::free(b);
 }
@@ -231,7 +219,7 @@ RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOption
     pthread_sigmask(SIG_BLOCK, &block, &old);
     const std::string dev = st.dut().path();
     for (const auto& p : plan.procs)
-      threads.emplace_back(actor, std::cref(plan), std::cref(p), dev, opt.timeout_ms, std::ref(ctl),
+      threads.emplace_back(actor, std::cref(plan), std::cref(p), dev, std::cref(opt), std::ref(ctl),
                            std::ref(out));
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (plan.gated) {

@@ -1,8 +1,9 @@
 // device/replay_io: one gated run of a request plan on the stack's DUT.
 //
-// One thread per process, all pinned to CPU 0, each with its own libaio
-// context, O_DIRECT file descriptor and ioprio (ioprio_set for the thread
-// and aio_reqprio with IOCB_FLAG_IOPRIO per request). Async processes
+// One thread per process, all pinned to CPU 0, each with its own
+// submission engine (device/io_engine: libaio by default, or io_uring),
+// O_DIRECT file descriptor and ioprio (ioprio_set for the thread, and the
+// request's own ioprio in the iocb or sqe). Async processes
 // submit every request in order without waiting; sync processes wait for
 // each completion before the next submission.
 //
@@ -30,6 +31,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, int>> tunables;  // written to queue/iosched/
   int settle_ms = 30;
   int timeout_ms = 10000;  // per process, for its completions
+  std::string engine = "libaio";  // or io_uring
 };
 
 struct RunData {

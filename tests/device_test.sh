@@ -41,7 +41,7 @@ else
 fi
 expect 2 "unknown source" -- "$B" device run no-such-workload
 expect 2 "at-head inserts refused" -- "$B" device run passthrough-head
-expect 2 "io_uring not built" -- "$B" device run gated-write --engine io_uring
+expect 2 "unknown engine" -- "$B" device run gated-write --engine posix-aio
 
 # --- real devices ---
 why=""
@@ -89,6 +89,10 @@ assert j["conforming_runs"] == 2 and j["match"], j["runs"][0]["nonconformance"]
 assert j["modal_order"][:5] == ["blocker.0", "blocker.1", "blocker.2", "blocker.3", "blocker.4"]
 PY
 clean "after device run"
+
+expect 0 "device run --engine io_uring" -- "$B" device run gated-write --repeat 2 --engine io_uring -p fifo_batch=4 -q
+grep -q "MATCH" "$T/out" && ok || bad "io_uring: gated-write matches the model"
+clean "after device run --engine io_uring"
 
 expect 0 "device run text, synthetic gate" -- "$B" device run stream-write --repeat 1 -q
 grep -q "gate added" "$T/out" && grep -q "MATCH" "$T/out" && ok || bad "stream-write: gate note and match"
