@@ -1,5 +1,6 @@
 #include "cli/diff.hpp"
 
+#include <csignal>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -24,6 +25,10 @@ int variant_of(const DecisionFn& f, const std::string& name) {
 
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
              const std::string& function, bool as_json) {
+  // Nothing partial is worth keeping from a solver call, and z3 does not
+  // poll the explorer's interrupt flag: Ctrl-C and SIGTERM end diff at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   const auto& fns = decision_functions(model);
   std::vector<const DecisionFn*> chosen;
   for (const auto& f : fns)

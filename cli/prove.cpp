@@ -1,6 +1,7 @@
 #include "cli/prove.hpp"
 
 #include <charconv>
+#include <csignal>
 #include <iostream>
 #include <stdexcept>
 #include <unordered_map>
@@ -274,6 +275,10 @@ int prove_exit_code(const std::vector<ProveOutcome>& v) {
 }
 
 int run_prove(const ProveRequest& req, bool as_json) {
+  // z3 does not poll the explorer's interrupt flag; --time bounds a proof,
+  // and Ctrl-C or SIGTERM end it at once (nothing partial is kept).
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   const auto v = prove(req);
   if (as_json) {
     nlohmann::json j = nlohmann::json::array();

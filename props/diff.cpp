@@ -168,7 +168,11 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
   z3::solver s(c);
   s.add(T);
   s.add(oa != ob);
-  while (s.check() == z3::sat) {
+  for (;;) {
+    const z3::check_result res = s.check();
+    if (res == z3::unknown)
+      throw std::runtime_error(fmt::format("diff {}: z3 gave up ({})", f.name, s.reason_unknown()));
+    if (res == z3::unsat) break;
     if (r.cubes.size() >= max_cubes) {
       r.truncated = true;
       break;
@@ -191,7 +195,10 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
         if (keep[j] >= 0) t.add(lit[j]);
       for (const auto& e : extra) t.add(e);
       t.add(!target);
-      return t.check() == z3::unsat;
+      const z3::check_result res = t.check();
+      if (res == z3::unknown)
+        throw std::runtime_error(fmt::format("diff {}: z3 gave up ({})", f.name, t.reason_unknown()));
+      return res == z3::unsat;
     };
     z3::expr_vector pin(c);  // input values, only when the atoms do not decide
     if (!implied(pin))
