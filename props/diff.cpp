@@ -195,10 +195,10 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
         if (keep[j] >= 0) t.add(lit[j]);
       for (const auto& e : extra) t.add(e);
       t.add(!target);
-      const z3::check_result res = t.check();
-      if (res == z3::unknown)
+      const z3::check_result tr = t.check();
+      if (tr == z3::unknown)
         throw std::runtime_error(fmt::format("diff {}: z3 gave up ({})", f.name, t.reason_unknown()));
-      return res == z3::unsat;
+      return tr == z3::unsat;
     };
     z3::expr_vector pin(c);  // input values, only when the atoms do not decide
     if (!implied(pin))
