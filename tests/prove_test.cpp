@@ -120,9 +120,12 @@ TEST_CASE("prove: symbolic trans(s, s') equals the explorer's successors (RapidC
       const TransitionSystem ts = tags::transition_system(m.config(), prop);
       if (prop == 0) RC_ASSERT(symbolic_successors(c, m, ts, s) == concrete);
       // The symbolic property agrees with violates(); every lemma holds in
-      // the reachable state.
+      // the reachable state (where it is meant to).
       RC_ASSERT(holds_at(c, ts, ts.prop.holds, m, s) == !m.violates(prop, s));
-      for (const auto& l : ts.lemmas) RC_ASSERT(holds_at(c, ts, l.holds, m, s));
+      // walk-count is an invariant with one round only (tags_logic.hpp); with
+      // more, prove tries it and reports it NOT proved, never assumed.
+      for (const auto& l : ts.lemmas)
+        if (l.name != "walk-count" || rounds == 1) RC_ASSERT(holds_at(c, ts, l.holds, m, s));
     }
   });
   CHECK(ok);
