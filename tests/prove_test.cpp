@@ -318,3 +318,40 @@ TEST_CASE("prove: inflight symbolic trans(s, s') equals the explorer's successor
   });
   CHECK(ok);
 }
+
+TEST_CASE("prove: inflight verdicts agree with explore() on small parameters") {
+  // No strengthening lemmas yet: a property the explorer finds holding must
+  // not come back violated (proved or incomplete); a violated one must come
+  // back violated with a shortest path (BMC deepens one step at a time).
+  const ModelHandle& mh = find_model("inflight");
+  const Params p{{"parts", 1}, {"submitters", 2}, {"rounds", 1}, {"reads", 1},
+                 {"target", -1}, {"whole", 1},    {"cpus", 2}};
+  int violated = 0;
+  for (int vi = 0; vi < static_cast<int>(mh.info().variants.size()); ++vi)
+    for (int pi = 0; pi < static_cast<int>(mh.info().props.size()); ++pi) {
+      const auto& v = mh.info().variants[std::size_t(vi)];
+      const auto& pr = mh.info().props[std::size_t(pi)];
+      if (pr.kind != PropKind::Invariant) continue;
+      CAPTURE(v.name);
+      CAPTURE(pr.name);
+      SearchOptions opt;
+      opt.bfs = true;
+      opt.progress = false;
+      const CheckOutcome o = mh.check(v.name, p, {pr.name}, opt);
+      const InflightModel m(vi, p);
+      z3::context c;
+      InductionOptions io;
+      io.k_max = 8;
+      io.seconds = 20;
+      const auto r = prove_by_induction(c, inflight::transition_system(m.config(), pi), io).prop;
+      if (o.props[0].verdict == Verdict::Holds) {
+        CHECK(r.verdict != ProofVerdict::Violated);
+      } else {
+        REQUIRE(o.props[0].verdict == Verdict::Violated);
+        CHECK(r.verdict == ProofVerdict::Violated);
+        CHECK(r.k == static_cast<int>(o.props[0].trace->steps.size()));
+        ++violated;
+      }
+    }
+  CHECK(violated > 0);
+}
