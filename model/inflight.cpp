@@ -95,7 +95,8 @@ InflightModel::InflightModel(int variant, const Params& p)
       reads_(p.at("reads")),
       target_(p.at("target")),
       whole_(p.at("whole")),
-      ncpu_(p.at("cpus")) {
+      ncpu_(p.at("cpus")),
+      cfg_{variant, parts_, nsub_, rounds_, reads_, target_, whole_, ncpu_} {
   if (variant < 0 || variant > Be835694) throw UsageError("inflight: bad variant index");
   if (target_ > parts_)
     throw UsageError(fmt::format("inflight: target {} but only {} partitions", target_, parts_));
@@ -116,164 +117,28 @@ std::string InflightModel::target_name(int t) const {
   return t == 0 ? std::string("sda") : fmt::format("sda{}", t);
 }
 
-int InflightModel::truth(const State& s, int t) const {
-  int n = 0;
-  for (int sub = 0; sub < nsub_; ++sub)
-    if (in_window(s, sub) && belongs(target(s, sub), t)) ++n;
-  return n;
-}
+int InflightModel::truth(const State& s, int t) const { return inflight::truth(cfg_, view(s), t); }
 
 int InflightModel::submitted_count(const State& s, int t) const {
-  int n = 0;
-  for (int sub = 0; sub < nsub_; ++sub)
-    if (submitted(s, sub) && belongs(target(s, sub), t)) ++n;
-  return n;
+  return inflight::submitted_count(cfg_, view(s), t);
 }
 
 std::pair<int, int> InflightModel::element_value(const State& s, int t, int e) const {
-  if (uses_atomic()) return {counter(s, t, 0), 0};
-  if (uses_percpu()) return {counter(s, t, e), 0};
-  // A tag walk visits driver tag e, held by submitter e's request (if any).
-  if (!holds_driver_tag(s, e)) return {0, 0};
-  const int rt = target(s, e);
-  switch (variant_) {
-    case TagWalkV1:  // if (rq->part == mi->part) mi->inflight++;
-      return {rt == t ? 1 : 0, 0};
-    case TagWalkDouble: {
-      // REQ_ATOM_STARTED stays set until the request is freed, so a
-      // completed request still holding its tag passes the test.
-      if (t == 0) return {rt == 0 ? 1 : 0, 0};  // part1 = part0, part2 = NULL
-      // part1 = sdaN, part2 = part0: inflight[1] for rq->part == part1,
-      // else for rq->part == part2.
-      return {rt == t ? 1 : 0, (rt == t || rt == 0) ? 1 : 0};
-    }
-    case Bf0ddaba:  // rq->part == mi->part && state == MQ_RQ_IN_FLIGHT
-      return {started(s, e) && rt == t ? 1 : 0, 0};
-    default:  // B0d97557: (!mi->part->partno || rq->part == mi->part) && IN_FLIGHT
-      return {started(s, e) && belongs(rt, t) ? 1 : 0, 0};
-  }
+  return inflight::element_value(cfg_, view(s), t, e);
 }
 
-// A submitter moved: the current read (if any) is no longer quiescent, and a
-// request entering the accounting window is one more that was in flight
-// during the read.
-void InflightModel::note_submitter_step(State& s, int sub, bool enters_window) const {
-  if (!reading(s)) return;
-  rd_flags(s) |= kLive;
-  if (!enters_window) return;
-  if (belongs(target(s, sub), rd_target(s))) ++rd_seen(s);
-  ++rd_seen0(s);
-}
-
-// blk_account_io_start: the request to part tgt is accounted and enters the
-// scheduler. legacy: part_inc_in_flight (partition, then part0); per-CPU:
-// part_stat_local_inc on the submitting CPU; blk-mq tag walks: nothing.
-void InflightModel::blk_account_io_start(State& s, int sub, int tgt, int cpu) const {
-  set_target(s, sub, tgt);
-  if (!uses_tag_walk()) {
-    add_counter(s, tgt, cpu, +1);
-    if (tgt != 0 && variant_ != Be835694) add_counter(s, 0, cpu, +1);
-  }
-  set_pc(s, sub, DISPATCH);
-  note_submitter_step(s, sub, !uses_tag_walk());
-}
-
-// blk_mq_get_driver_tag + blk_mq_start_request: driver tag `sub`, started.
-void InflightModel::blk_mq_start_request(State& s, int sub) const {
-  set_pc(s, sub, COMPLETE);
-  note_submitter_step(s, sub, uses_tag_walk());
-}
-
-// blk_mq_complete_request -> blk_account_io_done (on CPU cpu): the request
-// is no longer in flight; it keeps its driver tag until it is freed.
-void InflightModel::blk_account_io_done(State& s, int sub, int cpu) const {
-  const int tgt = target(s, sub);
-  if (!uses_tag_walk()) {
-    add_counter(s, tgt, cpu, -1);
-    if (tgt != 0 && variant_ != Be835694) add_counter(s, 0, cpu, -1);
-  }
-  set_pc(s, sub, FREE);
-  note_submitter_step(s, sub, false);
-}
-
-// blk_mq_free_request: driver tag released, REQ_ATOM_STARTED cleared.
-void InflightModel::blk_mq_free_request(State& s, int sub) const {
-  set_target(s, sub, 0);
-  round(s, sub) = std::uint8_t(round(s, sub) + 1);
-  set_pc(s, sub, round(s, sub) == rounds_ ? DONE : SUBMIT);
-  note_submitter_step(s, sub, false);
-}
-
-// One step of the reader (part_in_flight / blk_mq_in_flight /
-// part_in_flight_double, as the variant has it): element elem of a read of
-// target tgt. Element 0 begins the read.
-void InflightModel::part_in_flight(State& s, int tgt, int elem) const {
-  if (elem == 0) {
-    rd_target(s) = std::uint8_t(tgt);
-    set_rd_acc(s, 0);
-    set_rd_acc0(s, 0);
-    rd_seen(s) = std::uint8_t(truth(s, tgt));
-    rd_seen0(s) = std::uint8_t(truth(s, 0));
-    rd_flags(s) &= std::uint8_t(~kLive);
-  }
-  const auto [v, v0] = element_value(s, tgt, elem);
-  set_rd_acc(s, rd_acc(s) + v);
-  set_rd_acc0(s, rd_acc0(s) + v0);
-  rd_pos(s) = std::uint8_t(elem + 1);
-  if (elem + 1 == read_elements()) end_read(s);
-}
-
-// The read returns: the ghost verdicts are settled here.
-void InflightModel::end_read(State& s) const {
-  const int t = rd_target(s), raw = rd_acc(s);
-  const int reported = uses_percpu() && raw < 0 ? 0 : raw;  // the clamp
-  const bool quiescent = !(rd_flags(s) & kLive);
-  std::uint8_t f = 0;
-  if (quiescent && reported != truth(s, t)) f |= t == 0 ? kPart0Wrong : kPartWrong;
-  if (quiescent && reported != submitted_count(s, t)) f |= kMissedQueued;
-  if (reported > rd_seen(s)) f |= kOverBound;
-  if (raw < 0) f |= kNegative;
-  if (variant_ == TagWalkDouble && t != 0) {  // the part0 half of the walk
-    const int c0 = rd_acc0(s);
-    if (quiescent && c0 != truth(s, 0)) f |= kPart0Wrong;
-    if (quiescent && c0 != submitted_count(s, 0)) f |= kMissedQueued;
-    if (c0 > rd_seen0(s)) f |= kOverBound;
-  }
-  rd_flags(s) = std::uint8_t((rd_flags(s) & ~kLive) | f);
-  rd_pos(s) = 0;
-  rd_done(s) = std::uint8_t(rd_done(s) + 1);
-  rd_target(s) = 0;
-  set_rd_acc(s, 0);
-  set_rd_acc0(s, 0);
-  rd_seen(s) = 0;
-  rd_seen0(s) = 0;
-}
+// The steps are the templates of model/inflight_logic.hpp (blk_account_io_start,
+// blk_mq_start_request, blk_account_io_done, blk_mq_free_request,
+// part_in_flight, end_read), run on View in for_each_successor.
 
 bool InflightModel::apply(const State& s, const Step& step, State& next) const {
   return apply_step(*this, s, step, next);
 }
 
-bool InflightModel::finished(const State& s) const {
-  for (int sub = 0; sub < nsub_; ++sub)
-    if (pc(s, sub) != DONE) return false;
-  return reader_done(s);
-}
+bool InflightModel::finished(const State& s) const { return inflight::finished(cfg_, view(s)); }
 
 bool InflightModel::violates(int prop, const State& s) const {
-  switch (prop) {
-    case QuiescentExactPart:
-      return rd_flags(s) & kPartWrong;
-    case QuiescentExactPart0:
-      return rd_flags(s) & kPart0Wrong;
-    case LiveReadBounded:
-      return rd_flags(s) & kOverBound;
-    case NeverNegative:
-      return rd_flags(s) & kNegative;
-    case QuiescentCountsQueued:
-      return rd_flags(s) & kMissedQueued;
-    default:
-      return false;
-  }
+  return inflight::violates(cfg_, view(s), prop);
 }
 
 std::string InflightModel::actor_name(int actor) const {

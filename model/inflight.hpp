@@ -42,6 +42,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/inflight_logic.hpp"
 
 namespace blkmc {
 
@@ -177,24 +178,74 @@ class InflightModel {
   // variant's code computes it: {for the target, for part0 (double only)}.
   std::pair<int, int> element_value(const State& s, int t, int e) const;
 
+ // The concrete view the templates of inflight_logic.hpp run on: the
+  // ByteState's fields as int/bool (the reader flags as bools).
+  class View {
+   public:
+    View(const InflightModel& m, State& s) : m_(m), s_(s) {}
+    static int ic(int v) { return v; }
+    static bool bc(bool v) { return v; }
+    int pc(int sub) const { return m_.pc(s_, sub); }
+    int target(int sub) const { return m_.target(s_, sub); }
+    int round(int sub) const { return m_.round(s_, sub); }
+    int counter(int t, int c) const { return m_.counter(s_, t, c); }
+    int rd_pos() const { return m_.rd_pos(s_); }
+    int rd_done() const { return m_.rd_done(s_); }
+    int rd_target() const { return m_.rd_target(s_); }
+    int rd_acc() const { return m_.rd_acc(s_); }
+    int rd_acc0() const { return m_.rd_acc0(s_); }
+    int rd_seen() const { return m_.rd_seen(s_); }
+    int rd_seen0() const { return m_.rd_seen0(s_); }
+    bool live() const { return flag(kLive); }
+    bool part_wrong() const { return flag(kPartWrong); }
+    bool part0_wrong() const { return flag(kPart0Wrong); }
+    bool over_bound() const { return flag(kOverBound); }
+    bool negative() const { return flag(kNegative); }
+    bool missed_queued() const { return flag(kMissedQueued); }
+
+    void set_pc(int sub, int v) { m_.set_pc(s_, sub, v); }
+    void set_target(int sub, int v) { m_.set_target(s_, sub, v); }
+    void set_round(int sub, int v) { m_.round(s_, sub) = std::uint8_t(v); }
+    void set_counter(int t, int c, int v) { m_.add_counter(s_, t, c, v - m_.counter(s_, t, c)); }
+    void set_rd_pos(int v) { m_.rd_pos(s_) = std::uint8_t(v); }
+    void set_rd_done(int v) { m_.rd_done(s_) = std::uint8_t(v); }
+    void set_rd_target(int v) { m_.rd_target(s_) = std::uint8_t(v); }
+    void set_rd_acc(int v) { m_.set_rd_acc(s_, v); }
+    void set_rd_acc0(int v) { m_.set_rd_acc0(s_, v); }
+    void set_rd_seen(int v) { m_.rd_seen(s_) = std::uint8_t(v); }
+    void set_rd_seen0(int v) { m_.rd_seen0(s_) = std::uint8_t(v); }
+    void set_live(bool v) { set_flag(kLive, v); }
+    void set_part_wrong(bool v) { set_flag(kPartWrong, v); }
+    void set_part0_wrong(bool v) { set_flag(kPart0Wrong, v); }
+    void set_over_bound(bool v) { set_flag(kOverBound, v); }
+    void set_negative(bool v) { set_flag(kNegative, v); }
+    void set_missed_queued(bool v) { set_flag(kMissedQueued, v); }
+
+   private:
+    bool flag(std::uint8_t f) const { return (m_.rd_flags(s_) & f) != 0; }
+    void set_flag(std::uint8_t f, bool v) {
+      std::uint8_t& b = m_.rd_flags(s_);
+      b = std::uint8_t(v ? (b | f) : (b & ~f));
+    }
+    const InflightModel& m_;
+    State& s_;
+  };
+  // A read-only view (the guards and properties only read).
+  View view(const State& s) const { return View(*this, const_cast<State&>(s)); }
+  const inflight::Config& config() const { return cfg_; }
+
  private:
-  // The steps, named after the kernel functions they mirror.
-  void blk_account_io_start(State& s, int sub, int tgt, int cpu) const;
-  void blk_mq_start_request(State& s, int sub) const;
-  void blk_account_io_done(State& s, int sub, int cpu) const;
-  void blk_mq_free_request(State& s, int sub) const;
-  void part_in_flight(State& s, int tgt, int elem) const;  // one reader step
-  void end_read(State& s) const;
-  void note_submitter_step(State& s, int sub, bool enters_window) const;
   int ncnt_cpu() const { return uses_percpu() ? ncpu_ : 1; }
 
   int variant_, parts_, nsub_, rounds_, reads_, target_, whole_, ncpu_;
+  inflight::Config cfg_;
   std::size_t off_sub_, off_cnt_, off_rd_, nbytes_;
 };
 
 template <class F>
 void InflightModel::for_each_successor(const State& s, F&& emit) const {
   State next;
+  const View v = view(s);
   const int cpus_for_step = uses_percpu() ? ncpu_ : 1;
   for (int sub = 0; sub < nsub_; ++sub) {
     const std::uint8_t p = pc(s, sub);
@@ -202,39 +253,61 @@ void InflightModel::for_each_successor(const State& s, F&& emit) const {
       case DONE:
         break;
       case SUBMIT:  // any target, on any CPU (per-CPU variants)
+        if (!inflight::may_submit(cfg_, v, sub)) break;
         for (int t = first_target(); t <= parts_; ++t)
           for (int c = 0; c < cpus_for_step; ++c) {
             next = s;
-            blk_account_io_start(next, sub, t, c);
+            View n(*this, next);
+            inflight::blk_account_io_start(cfg_, n, sub, t, c);
             emit(Step{std::uint8_t(sub), SUBMIT, std::uint8_t(t | (c << 4))}, next);
           }
         break;
-      case COMPLETE:  // completes on any CPU, not necessarily the submitting one
+      case COMPLETE: {  // completes on any CPU, not necessarily the submitting one
+        const int t = target(s, sub);
+        if (!inflight::may_complete(cfg_, v, sub, t)) break;
         for (int c = 0; c < cpus_for_step; ++c) {
           next = s;
-          blk_account_io_done(next, sub, c);
+          View n(*this, next);
+          inflight::blk_account_io_done(cfg_, n, sub, t, c);
           emit(Step{std::uint8_t(sub), COMPLETE, std::uint8_t(c)}, next);
         }
         break;
-      default:
+      }
+      case DISPATCH:
+        if (!inflight::may_dispatch(cfg_, v, sub)) break;
         next = s;
-        if (p == DISPATCH) blk_mq_start_request(next, sub);
-        else blk_mq_free_request(next, sub);
+        {
+          View n(*this, next);
+          inflight::blk_mq_start_request(cfg_, n, sub);
+        }
+        emit(Step{std::uint8_t(sub), p, 0}, next);
+        break;
+      default:
+        if (!inflight::may_free(cfg_, v, sub)) break;
+        next = s;
+        {
+          View n(*this, next);
+          inflight::blk_mq_free_request(cfg_, n, sub);
+        }
         emit(Step{std::uint8_t(sub), p, 0}, next);
     }
   }
   if (reading(s)) {
-    next = s;
-    part_in_flight(next, rd_target(s), rd_pos(s));
-    emit(Step{std::uint8_t(nsub_), VISIT, rd_pos(s)}, next);
-  } else if (rd_done(s) < reads_) {
-    const int lo = target_ < 0 ? 0 : target_;
-    const int hi = target_ < 0 ? parts_ : target_;
-    for (int t = lo; t <= hi; ++t) {
+    const int t = rd_target(s), e = rd_pos(s);
+    if (inflight::may_visit(cfg_, v, t, e)) {
       next = s;
-      part_in_flight(next, t, 0);
-      emit(Step{std::uint8_t(nsub_), READ, std::uint8_t(t)}, next);
+      View n(*this, next);
+      inflight::part_in_flight(cfg_, n, t, e);
+      emit(Step{std::uint8_t(nsub_), VISIT, std::uint8_t(e)}, next);
     }
+  } else {
+    for (int t = 0; t <= parts_; ++t)
+      if (inflight::may_read(cfg_, v, t)) {
+        next = s;
+        View n(*this, next);
+        inflight::part_in_flight(cfg_, n, t, 0);
+        emit(Step{std::uint8_t(nsub_), READ, std::uint8_t(t)}, next);
+      }
   }
 }
 

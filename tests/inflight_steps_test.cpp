@@ -585,3 +585,42 @@ TEST_CASE("inflight: describe, summary, state_json and actor names") {
   CHECK(leg.summary(run(leg, leg.initial(), submit(0, 2))).find("sda=1 sda1=0 sda2=1") !=
         std::string::npos);
 }
+
+TEST_CASE("inflight: the View of inflight_logic.hpp reads and writes every field") {
+  const M m(M::Percpu, params(2, 2, 2, 2, -1, 1, 2));
+  State s = m.initial();
+  M::View v(m, s);
+  v.set_pc(1, M::FREE);
+  v.set_target(1, 2);
+  v.set_round(1, 1);
+  v.set_counter(2, 1, -3);
+  v.set_rd_pos(1);
+  v.set_rd_done(1);
+  v.set_rd_target(2);
+  v.set_rd_acc(-2);
+  v.set_rd_acc0(4);
+  v.set_rd_seen(3);
+  v.set_rd_seen0(5);
+  v.set_live(true);
+  v.set_over_bound(true);
+  CHECK(m.pc(s, 1) == M::FREE);
+  CHECK(m.target(s, 1) == 2);
+  CHECK(m.round(s, 1) == 1);
+  CHECK(m.counter(s, 2, 1) == -3);
+  CHECK(m.counter(s, 2, 0) == 0);
+  CHECK(m.rd_pos(s) == 1);
+  CHECK(m.rd_done(s) == 1);
+  CHECK(m.rd_target(s) == 2);
+  CHECK(m.rd_acc(s) == -2);
+  CHECK(m.rd_acc0(s) == 4);
+  CHECK(m.rd_seen(s) == 3);
+  CHECK(m.rd_seen0(s) == 5);
+  CHECK(m.rd_flags(s) == (M::kLive | M::kOverBound));
+  CHECK(v.live());
+  CHECK(v.over_bound());
+  CHECK_FALSE(v.negative());
+  v.set_live(false);
+  CHECK(m.rd_flags(s) == M::kOverBound);
+  CHECK(m.violates(M::LiveReadBounded, s));
+  CHECK_FALSE(m.violates(M::NeverNegative, s));
+}

@@ -15,6 +15,8 @@
 #include "cli/prove.hpp"
 #include "model/registry.hpp"
 #include "model/tags.hpp"
+#include "model/inflight.hpp"
+#include "model/inflight_symbolic.hpp"
 #include "model/tags_symbolic.hpp"
 
 using namespace blkmc;
@@ -265,4 +267,91 @@ TEST_CASE("prove: bad input is a usage error") {
   r = ok;
   r.props = {"deadlock"};
   bad(r);
+}
+
+TEST_CASE("prove: inflight symbolic trans(s, s') equals the explorer's successors (RapidCheck)") {
+  const bool ok = rc::check("inflight: z3 successors == for_each_successor", [] {
+    using IM = InflightModel;
+    const int variant = *rc::gen::inRange(0, IM::Be835694 + 1);
+    const int parts = *rc::gen::inRange(1, 3), nsub = *rc::gen::inRange(1, 4);
+    const int rounds = *rc::gen::inRange(1, 3), reads = *rc::gen::inRange(1, 3);
+    const int target = *rc::gen::inRange(-1, parts + 1), whole = *rc::gen::inRange(0, 2);
+    const int cpus = *rc::gen::inRange(1, 3), steps = *rc::gen::inRange(0, 16);
+    const auto seed = *rc::gen::arbitrary<unsigned>();
+    const IM m(variant, {{"parts", parts}, {"submitters", nsub}, {"rounds", rounds}, {"reads", reads},
+                         {"target", target}, {"whole", whole}, {"cpus", cpus}});
+    std::mt19937 rng(seed);
+    IM::State s = m.initial();
+    for (int i = 0; i < steps; ++i) {
+      std::vector<IM::State> next;
+      m.for_each_successor(s, [&](const Step&, const IM::State& n) { next.push_back(n); });
+      if (next.empty()) break;
+      s = next[std::uniform_int_distribution<std::size_t>(0, next.size() - 1)(rng)];
+    }
+    std::set<std::vector<int>> concrete;
+    m.for_each_successor(s, [&](const Step&, const IM::State& n) {
+      concrete.insert(inflight::frame_values(m, n));
+    });
+    z3::context c;
+    for (int prop = 0; prop < IM::Deadlock; ++prop) {
+      const TransitionSystem ts = inflight::transition_system(m.config(), prop);
+      const Frame s0 = numerals(c, ts, inflight::frame_values(m, s));
+      // The symbolic property agrees with violates().
+      const z3::expr holds = ts.prop.holds(s0).simplify();
+      RC_ASSERT((holds.is_true() || holds.is_false()));
+      RC_ASSERT(holds.is_true() == !m.violates(prop, s));
+      if (prop != 0) continue;
+      const Frame s1 = fresh_frame(c, ts, "@1");
+      z3::solver sol(c);
+      sol.add(ts.trans(s0, c.bv_const("act", 32), s1));
+      std::set<std::vector<int>> symbolic;
+      while (sol.check() == z3::sat) {
+        const z3::model mod = sol.get_model();
+        std::vector<int> v;
+        for (const auto& e : s1) v.push_back(value(mod.eval(e, true)));
+        symbolic.insert(v);
+        sol.add(!fix(ts, s1, v));
+        RC_ASSERT(symbolic.size() < 1000u);
+      }
+      RC_ASSERT(symbolic == concrete);
+    }
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("prove: inflight verdicts agree with explore() on small parameters") {
+  // No strengthening lemmas yet: a property the explorer finds holding must
+  // not come back violated (proved or incomplete); a violated one must come
+  // back violated with a shortest path (BMC deepens one step at a time).
+  const ModelHandle& mh = find_model("inflight");
+  const Params p{{"parts", 1}, {"submitters", 2}, {"rounds", 1}, {"reads", 1},
+                 {"target", -1}, {"whole", 1},    {"cpus", 2}};
+  int violated = 0;
+  for (int vi = 0; vi < static_cast<int>(mh.info().variants.size()); ++vi)
+    for (int pi = 0; pi < static_cast<int>(mh.info().props.size()); ++pi) {
+      const auto& v = mh.info().variants[std::size_t(vi)];
+      const auto& pr = mh.info().props[std::size_t(pi)];
+      if (pr.kind != PropKind::Invariant) continue;
+      CAPTURE(v.name);
+      CAPTURE(pr.name);
+      SearchOptions opt;
+      opt.bfs = true;
+      opt.progress = false;
+      const CheckOutcome o = mh.check(v.name, p, {pr.name}, opt);
+      const InflightModel m(vi, p);
+      z3::context c;
+      InductionOptions io;
+      io.k_max = 8;
+      io.seconds = 20;
+      const auto r = prove_by_induction(c, inflight::transition_system(m.config(), pi), io).prop;
+      if (o.props[0].verdict == Verdict::Holds) {
+        CHECK(r.verdict != ProofVerdict::Violated);
+      } else {
+        REQUIRE(o.props[0].verdict == Verdict::Violated);
+        CHECK(r.verdict == ProofVerdict::Violated);
+        CHECK(r.k == static_cast<int>(o.props[0].trace->steps.size()));
+        ++violated;
+      }
+    }
+  CHECK(violated > 0);
 }

@@ -1,0 +1,183 @@
+#include "model/inflight_symbolic.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace blkmc::inflight {
+
+Layout::Layout(const Config& c) {
+  int at = 0;
+  pc0 = at, at += c.nsub;
+  target0 = at, at += c.nsub;
+  round0 = at, at += c.nsub;
+  ncnt_cpu = c.ncnt_cpu();
+  cnt0 = c.uses_tag_walk() ? -1 : at;
+  if (!c.uses_tag_walk()) at += (c.parts + 1) * ncnt_cpu;
+  rd_pos = at++;
+  rd_done = at++;
+  rd_target = at++;
+  rd_acc = at++;
+  rd_acc0 = at++;
+  rd_seen = at++;
+  rd_seen0 = at++;
+  live = at++;
+  part_wrong = at++;
+  part0_wrong = at++;
+  over_bound = at++;
+  negative = at++;
+  missed_queued = at++;
+  nvars = at;
+}
+
+std::vector<SymAction> actions(const Config& c) {
+  std::vector<SymAction> out;
+  auto st = [](int actor, int action, int arg) {
+    return Step{std::uint8_t(actor), std::uint8_t(action), std::uint8_t(arg)};
+  };
+  const int cpus = c.uses_percpu() ? c.ncpu : 1;
+  for (int sub = 0; sub < c.nsub; ++sub) {
+    for (int t = c.first_target(); t <= c.parts; ++t)
+      for (int cpu = 0; cpu < cpus; ++cpu) out.push_back({st(sub, SUBMIT, t | (cpu << 4)), t});
+    out.push_back({st(sub, DISPATCH, 0), 0});
+    for (int t = 0; t <= c.parts; ++t)
+      for (int cpu = 0; cpu < cpus; ++cpu) out.push_back({st(sub, COMPLETE, cpu), t});
+    out.push_back({st(sub, FREE, 0), 0});
+  }
+  for (int t = 0; t <= c.parts; ++t) out.push_back({st(c.nsub, READ, t), t});
+  for (int t = 0; t <= c.parts; ++t)
+    for (int e = 1; e < c.read_elements(); ++e) out.push_back({st(c.nsub, VISIT, e), t});
+  return out;
+}
+
+namespace {
+
+z3::expr guard_and_update(const Config& c, const SymAction& a, SymView& v) {
+  const int sub = a.step.actor, i = a.index;
+  z3::expr g = v.bc(true);
+  switch (a.step.action) {
+    case SUBMIT:
+      g = may_submit(c, v, sub);
+      blk_account_io_start(c, v, sub, a.step.arg & 0x0f, a.step.arg >> 4);
+      break;
+    case DISPATCH:
+      g = may_dispatch(c, v, sub);
+      blk_mq_start_request(c, v, sub);
+      break;
+    case COMPLETE:
+      g = may_complete(c, v, sub, i);
+      blk_account_io_done(c, v, sub, i, a.step.arg);
+      break;
+    case FREE:
+      g = may_free(c, v, sub);
+      blk_mq_free_request(c, v, sub);
+      break;
+    case READ:
+      g = may_read(c, v, i);
+      part_in_flight(c, v, i, 0);
+      break;
+    default:
+      g = may_visit(c, v, i, a.step.arg);
+      part_in_flight(c, v, i, a.step.arg);
+      break;
+  }
+  return g;
+}
+
+}  // namespace
+
+TransitionSystem transition_system(const Config& c, int prop) {
+  const Layout l(c);
+  TransitionSystem ts;
+  const int maxc = c.nsub * c.rounds;
+  auto add = [&](const std::string& n, bool b, int lo, int hi) { ts.vars.push_back({n, b, lo, hi}); };
+  for (int s = 0; s < c.nsub; ++s) add(fmt::format("pc[{}]", s), false, 0, DONE);
+  for (int s = 0; s < c.nsub; ++s) add(fmt::format("target[{}]", s), false, 0, c.parts);
+  for (int s = 0; s < c.nsub; ++s) add(fmt::format("round[{}]", s), false, 0, c.rounds);
+  if (!c.uses_tag_walk())
+    for (int t = 0; t <= c.parts; ++t)
+      for (int cpu = 0; cpu < l.ncnt_cpu; ++cpu)
+        add(fmt::format("in_flight[{}]@cpu{}", t, cpu), false, -maxc, maxc);
+  add("rd_pos", false, 0, c.read_elements());
+  add("rd_done", false, 0, c.reads);
+  add("rd_target", false, 0, c.parts);
+  add("rd_acc", false, -maxc, maxc);
+  add("rd_acc0", false, -maxc, maxc);
+  add("rd_seen", false, 0, maxc);
+  add("rd_seen0", false, 0, maxc);
+  for (const char* n : {"live", "part_wrong", "part0_wrong", "over_bound", "negative", "missed_queued"})
+    add(n, true, 0, 1);
+  {
+    const int top = std::max({c.nsub * c.rounds * c.ncpu + 2, c.parts + 1, VISIT + 1, c.reads + 1,
+                              c.rounds + 1, c.read_elements() + 1});
+    int w = 1;
+    while ((1 << w) <= top) ++w;
+    ts.bv_width = w + 2;
+  }
+  const auto acts = actions(c);
+  ts.nactions = static_cast<int>(acts.size());
+
+  ts.init = [c, l](const Frame& f) {
+    z3::expr_vector e(f[0].ctx());
+    for (int v = 0; v < l.nvars; ++v) {
+      const z3::expr& x = f[std::size_t(v)];
+      if (x.is_bool()) e.push_back(!x);
+      else if (v >= l.pc0 && v < l.pc0 + c.nsub) e.push_back(x == SUBMIT);
+      else e.push_back(x == 0);
+    }
+    return z3::mk_and(e);
+  };
+
+  ts.trans = [c, l, acts](const Frame& s, const z3::expr& act, const Frame& n) {
+    z3::context& ctx = s[0].ctx();
+    z3::expr_vector conj(ctx);
+    conj.push_back(act >= 0 && act < static_cast<int>(acts.size()));
+    std::vector<z3::expr> val(s.begin(), s.end());
+    for (std::size_t a = 0; a < acts.size(); ++a) {
+      SymView v(l, s);
+      const z3::expr g = guard_and_update(c, acts[a], v);
+      conj.push_back(z3::implies(act == static_cast<int>(a), g));
+      for (const auto& [var, e] : v.writes())
+        val[std::size_t(var)] = z3::ite(act == static_cast<int>(a), e, val[std::size_t(var)]);
+    }
+    for (int var = 0; var < l.nvars; ++var) conj.push_back(n[std::size_t(var)] == val[std::size_t(var)]);
+    return z3::mk_and(conj);
+  };
+
+  ts.prop = {InflightModel::static_info().props.at(std::size_t(prop)).name,
+             [c, l, prop](const Frame& f) { return !violates(c, SymView(l, f), prop); }};
+  return ts;
+}
+
+std::vector<int> frame_values(const InflightModel& m, const InflightModel::State& s) {
+  const Config& c = m.config();
+  const Layout l(c);
+  std::vector<int> v(std::size_t(l.nvars));
+  const InflightModel::View w = m.view(s);
+  auto put = [&](int i, int x) { v[std::size_t(i)] = x; };
+  for (int sub = 0; sub < c.nsub; ++sub) {
+    put(l.pc0 + sub, w.pc(sub));
+    put(l.target0 + sub, w.target(sub));
+    put(l.round0 + sub, w.round(sub));
+  }
+  if (l.cnt0 >= 0)
+    for (int t = 0; t <= c.parts; ++t)
+      for (int cpu = 0; cpu < l.ncnt_cpu; ++cpu) put(l.cnt0 + t * l.ncnt_cpu + cpu, w.counter(t, cpu));
+  put(l.rd_pos, w.rd_pos());
+  put(l.rd_done, w.rd_done());
+  put(l.rd_target, w.rd_target());
+  put(l.rd_acc, w.rd_acc());
+  put(l.rd_acc0, w.rd_acc0());
+  put(l.rd_seen, w.rd_seen());
+  put(l.rd_seen0, w.rd_seen0());
+  put(l.live, w.live());
+  put(l.part_wrong, w.part_wrong());
+  put(l.part0_wrong, w.part0_wrong());
+  put(l.over_bound, w.over_bound());
+  put(l.negative, w.negative());
+  put(l.missed_queued, w.missed_queued());
+  return v;
+}
+
+}  // namespace blkmc::inflight

@@ -1,0 +1,110 @@
+// model/inflight_symbolic: the inflight model as a transition system over
+// z3::expr for k-induction. Every guard, update and property is the template
+// in model/inflight_logic.hpp, instantiated on SymView; nothing here restates
+// the kernel logic. (Not yet registered in `blkmc prove`: see the README.)
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/inflight.hpp"
+#include "model/inflight_logic.hpp"
+#include "model/model.hpp"
+#include "props/induction.hpp"
+
+namespace blkmc::inflight {
+
+struct Layout {
+  explicit Layout(const Config& c);
+  int pc0, target0, round0, cnt0 /* -1 in tag walks */, ncnt_cpu, rd_pos, rd_done, rd_target,
+      rd_acc, rd_acc0, rd_seen, rd_seen0, live, part_wrong, part0_wrong, over_bound, negative,
+      missed_queued, nvars;
+};
+
+// A copy-on-write view of one frame (reads fall through, writes are kept).
+class SymView {
+ public:
+  SymView(const Layout& l, const Frame& base) : l_(l), base_(base) {}
+  z3::expr ic(int v) const {
+    const z3::expr& x = base_[std::size_t(l_.rd_pos)];
+    return x.is_bv() ? x.ctx().bv_val(v, x.get_sort().bv_size()) : x.ctx().int_val(v);
+  }
+  z3::expr bc(bool v) const { return base_[0].ctx().bool_val(v); }
+
+  z3::expr pc(int sub) const { return get(l_.pc0 + sub); }
+  z3::expr target(int sub) const { return get(l_.target0 + sub); }
+  z3::expr round(int sub) const { return get(l_.round0 + sub); }
+  z3::expr counter(int t, int c) const {
+    return l_.cnt0 < 0 ? ic(0) : get(l_.cnt0 + t * l_.ncnt_cpu + c);
+  }
+  z3::expr rd_pos() const { return get(l_.rd_pos); }
+  z3::expr rd_done() const { return get(l_.rd_done); }
+  z3::expr rd_target() const { return get(l_.rd_target); }
+  z3::expr rd_acc() const { return get(l_.rd_acc); }
+  z3::expr rd_acc0() const { return get(l_.rd_acc0); }
+  z3::expr rd_seen() const { return get(l_.rd_seen); }
+  z3::expr rd_seen0() const { return get(l_.rd_seen0); }
+  z3::expr live() const { return get(l_.live); }
+  z3::expr part_wrong() const { return get(l_.part_wrong); }
+  z3::expr part0_wrong() const { return get(l_.part0_wrong); }
+  z3::expr over_bound() const { return get(l_.over_bound); }
+  z3::expr negative() const { return get(l_.negative); }
+  z3::expr missed_queued() const { return get(l_.missed_queued); }
+
+  void set_pc(int sub, const z3::expr& v) { set(l_.pc0 + sub, v); }
+  void set_target(int sub, const z3::expr& v) { set(l_.target0 + sub, v); }
+  void set_round(int sub, const z3::expr& v) { set(l_.round0 + sub, v); }
+  void set_counter(int t, int c, const z3::expr& v) { set(l_.cnt0 + t * l_.ncnt_cpu + c, v); }
+  void set_rd_pos(const z3::expr& v) { set(l_.rd_pos, v); }
+  void set_rd_done(const z3::expr& v) { set(l_.rd_done, v); }
+  void set_rd_target(const z3::expr& v) { set(l_.rd_target, v); }
+  void set_rd_acc(const z3::expr& v) { set(l_.rd_acc, v); }
+  void set_rd_acc0(const z3::expr& v) { set(l_.rd_acc0, v); }
+  void set_rd_seen(const z3::expr& v) { set(l_.rd_seen, v); }
+  void set_rd_seen0(const z3::expr& v) { set(l_.rd_seen0, v); }
+  void set_live(const z3::expr& v) { set(l_.live, v); }
+  void set_part_wrong(const z3::expr& v) { set(l_.part_wrong, v); }
+  void set_part0_wrong(const z3::expr& v) { set(l_.part0_wrong, v); }
+  void set_over_bound(const z3::expr& v) { set(l_.over_bound, v); }
+  void set_negative(const z3::expr& v) { set(l_.negative, v); }
+  void set_missed_queued(const z3::expr& v) { set(l_.missed_queued, v); }
+
+  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_; }
+
+ private:
+  z3::expr get(int i) const {
+    for (auto it = w_.rbegin(); it != w_.rend(); ++it)
+      if (it->first == i) return it->second;
+    return base_[std::size_t(i)];
+  }
+  void set(int i, const z3::expr& v) {
+    for (auto& p : w_)
+      if (p.first == i) {
+        p.second = v;
+        return;
+      }
+    w_.emplace_back(i, v);
+  }
+  const Layout& l_;
+  const Frame& base_;
+  std::vector<std::pair<int, z3::expr>> w_;
+};
+
+// One concrete action: the explorer's Step plus the index the step uses
+// (COMPLETE: rq->part; VISIT: the read's target).
+struct SymAction {
+  Step step;
+  int index = 0;
+};
+
+std::vector<SymAction> actions(const Config& c);
+
+// The system for one variant, parameters and invariant property (no
+// strengthening lemmas yet).
+TransitionSystem transition_system(const Config& c, int prop);
+
+// The explorer's state as a Frame's values (bools 0/1).
+std::vector<int> frame_values(const InflightModel& m, const InflightModel::State& s);
+
+}  // namespace blkmc::inflight
