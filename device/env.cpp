@@ -32,6 +32,9 @@ void install_device_signal_handlers() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
+  // A signal that came after main() installed the explorer's handler but
+  // before this one only set the explorer's flag: honour it here.
+  if (g_interrupted) g_sig = SIGINT;
 }
 
 bool interrupted() { return g_sig != 0; }

@@ -199,6 +199,9 @@ bool pid_alive(long pid) {
     const std::string stat = read_file(fmt::format("/proc/{}/stat", pid));
     const auto close = stat.rfind(')');
     if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') return false;
+    // A killed process whose memory is gone (empty cmdline) is only
+    // exiting: if it blocks on the frozen ext4 it exits once cleanup thaws.
+    if (read_file(fmt::format("/proc/{}/cmdline", pid)).empty()) return false;
     return trim(read_file(fmt::format("/proc/{}/comm", pid))) == "blkmc";
   } catch (...) {
     return false;

@@ -110,17 +110,27 @@ assert 0 <= j["inflight_min"] <= j["inflight_max"] <= 4, j
 PY
 clean "after device stress"
 
-# Interrupted mid-run: everything is removed, exit 130.
+# Interrupted mid-run: everything is removed, exit 130. "setup" signals as
+# soon as the run's directory exists (the stack is being built); a fixed
+# early delay would race with start-up, and a background job of a
+# non-interactive shell ignores SIGINT until blkmc installs its handler.
 for sig in INT TERM; do
-  for delay in 0.05 0.6; do
+  for delay in setup 0.6; do
     "$B" device run gated-write --repeat 500 -q >/dev/null 2>"$T/err" &
     pid=$!
-    sleep "$delay"
+    if [ "$delay" = setup ]; then
+      for _ in $(seq 500); do
+        compgen -G "/dev/shm/blkmc-dev-*" >/dev/null && break
+        sleep 0.01
+      done
+    else
+      sleep "$delay"
+    fi
     kill -s "$sig" "$pid"
     wait "$pid"
     rc=$?
-    if [ "$rc" = 130 ]; then ok; else bad "SIG$sig after ${delay}s: exit $rc"; fi
-    clean "after SIG$sig at ${delay}s"
+    if [ "$rc" = 130 ]; then ok; else bad "SIG$sig at $delay: exit $rc"; fi
+    clean "after SIG$sig at $delay"
   done
 done
 # Killed (SIGKILL): no handler runs; `blkmc device cleanup` thaws, detaches,
