@@ -25,7 +25,7 @@ struct Layout {
 // A copy-on-write view of one frame (reads fall through, writes are kept).
 class SymView {
  public:
-  SymView(const Layout& l, const Frame& base) : l_(l), base_(base) {}
+  SymView(const Layout& l, const Frame& base) : l_(l), base_(base), w_(base) {}
   z3::expr ic(int v) const {
     const z3::expr& x = base_[std::size_t(l_.rd_pos)];
     return x.is_bv() ? x.ctx().bv_val(v, x.get_sort().bv_size()) : x.ctx().int_val(v);
@@ -70,25 +70,14 @@ class SymView {
   void set_negative(const z3::expr& v) { set(l_.negative, v); }
   void set_missed_queued(const z3::expr& v) { set(l_.missed_queued, v); }
 
-  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_; }
+  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_.writes(); }
 
  private:
-  z3::expr get(int i) const {
-    for (auto it = w_.rbegin(); it != w_.rend(); ++it)
-      if (it->first == i) return it->second;
-    return base_[std::size_t(i)];
-  }
-  void set(int i, const z3::expr& v) {
-    for (auto& p : w_)
-      if (p.first == i) {
-        p.second = v;
-        return;
-      }
-    w_.emplace_back(i, v);
-  }
+  z3::expr get(int i) const { return w_.get(i); }
+  void set(int i, const z3::expr& v) { w_.set(i, v); }
   const Layout& l_;
   const Frame& base_;
-  std::vector<std::pair<int, z3::expr>> w_;
+  FrameWrites w_;
 };
 
 // One concrete action: the explorer's Step plus the index the step uses

@@ -29,7 +29,7 @@ class SymView {
  public:
   using I = z3::expr;
   using B = z3::expr;
-  SymView(const Layout& l, const Frame& base) : l_(l), base_(base) {}
+  SymView(const Layout& l, const Frame& base) : l_(l), base_(base), w_(base) {}
 
   // Integer constants in the sort of the integer variables.
   z3::expr ic(int v) const {
@@ -64,25 +64,14 @@ class SymView {
   void set_stale_fn(const z3::expr& v) { set(l_.stale_fn, v); }
   void set_stale_count(const z3::expr& v) { set(l_.stale_count, v); }
 
-  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_; }
+  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_.writes(); }
 
  private:
-  z3::expr get(int i) const {
-    for (auto it = w_.rbegin(); it != w_.rend(); ++it)
-      if (it->first == i) return it->second;
-    return base_[std::size_t(i)];
-  }
-  void set(int i, const z3::expr& v) {
-    for (auto& p : w_)
-      if (p.first == i) {
-        p.second = v;
-        return;
-      }
-    w_.emplace_back(i, v);
-  }
+  z3::expr get(int i) const { return w_.get(i); }
+  void set(int i, const z3::expr& v) { w_.set(i, v); }
   const Layout& l_;
   const Frame& base_;
-  std::vector<std::pair<int, z3::expr>> w_;
+  FrameWrites w_;
 };
 
 // One concrete action of the symbolic transition relation: the explorer's

@@ -38,6 +38,31 @@ struct TsVar {
 
 using Frame = std::vector<z3::expr>;  // one copy of the state variables
 
+// What one action writes over a Frame: reads see the latest write, or the
+// frame's value (the models' symbolic views build their steps on it).
+class FrameWrites {
+ public:
+  explicit FrameWrites(const Frame& base) : base_(base) {}
+  z3::expr get(int i) const {
+    for (auto it = w_.rbegin(); it != w_.rend(); ++it)
+      if (it->first == i) return it->second;
+    return base_[std::size_t(i)];
+  }
+  void set(int i, const z3::expr& v) {
+    for (auto& p : w_)
+      if (p.first == i) {
+        p.second = v;
+        return;
+      }
+    w_.emplace_back(i, v);
+  }
+  const std::vector<std::pair<int, z3::expr>>& writes() const { return w_; }
+
+ private:
+  const Frame& base_;
+  std::vector<std::pair<int, z3::expr>> w_;
+};
+
 struct TransitionSystem {
   std::vector<TsVar> vars;
   int nactions = 0;
