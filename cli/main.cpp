@@ -148,11 +148,11 @@ int main(int argc, char** argv) {
       "prove", "prove invariants by k-induction with Z3 for parameters beyond explicit reach "
                "(the model's steps instantiated on z3::expr): proved, violated (a real path) "
                "or incomplete (a counterexample to induction)");
-  provec->add_option("model", preq.model, "model name (tags)")->required();
+  provec->add_option("model", preq.model, "model name (tags, inflight)")->required();
   provec->add_option("--variant,-v", preq.variant, "variant")->required();
   provec->add_option("--param,-p", preq.params,
-                     "parameter name=value (repeatable; prove's own ranges: ntags up to 1024, "
-                     "submitters up to 64)");
+                     "parameter name=value (repeatable; prove's own ranges: tags ntags up to 1024, "
+                     "submitters up to 64; inflight submitters up to 128, cpus up to 64)");
   provec->add_option("--prop", preq.props, "invariant property (repeatable; default: all)");
   provec->add_option("--k-max", preq.k_max, "largest k tried (default 10)");
   provec->add_option("--time", preq.seconds, "time limit per property, seconds")

@@ -1,5 +1,6 @@
 // blkmc prove: invariants by k-induction over a model's symbolic semantics
-// (props/induction.hpp; the tags model's steps instantiated on z3::expr).
+// (props/induction.hpp; the tags and inflight models' steps instantiated on
+// z3::expr).
 #pragma once
 
 #include <optional>
@@ -26,7 +27,7 @@ struct ProveRequest {
 // The outcome for one property, with what the explorer says about it when
 // the parameters fit the explicit model.
 struct ProveOutcome {
-  std::string property, variant, params;
+  std::string model, property, variant, params;
   ProveResult result;
   std::vector<std::string> lemma_names;
   std::vector<std::string> story;  // the path (violated) or the CTI (incomplete)

@@ -287,4 +287,153 @@ auto finished(const Config& c, const V& s) {
   return r;
 }
 
+// --- strengthening lemmas (auxiliary invariants for k-induction) ------------
+// Each is an invariant of the model that `blkmc prove inflight` proves by
+// induction (assuming the earlier ones) before it assumes it; the tests also
+// check them on every state the explorer reaches.
+
+template <class V, class B>
+auto implies(const V&, const B& a, const B& b) {
+  return !a || b;
+}
+
+// Requests of all submitters issued so far (blk_account_io_start ran), and
+// completed so far: the bounds that keep every counter in range.
+template <class V>
+auto issued_so_far(const Config& c, const V& s) {
+  auto n = s.ic(0);
+  for (int sub = 0; sub < c.nsub; ++sub)
+    n = n + s.round(sub) + one_if(s, s.pc(sub) != s.ic(SUBMIT) && s.pc(sub) != s.ic(DONE));
+  return n;
+}
+template <class V>
+auto completed_so_far(const Config& c, const V& s) {
+  auto n = s.ic(0);
+  for (int sub = 0; sub < c.nsub; ++sub) n = n + s.round(sub) + one_if(s, s.pc(sub) == s.ic(FREE));
+  return n;
+}
+// Requests that have entered the variant's accounting window so far.
+template <class V>
+auto entered_so_far(const Config& c, const V& s) {
+  auto n = s.ic(0);
+  for (int sub = 0; sub < c.nsub; ++sub)
+    n = n + s.round(sub) +
+        one_if(s, s.pc(sub) == s.ic(COMPLETE) || s.pc(sub) == s.ic(FREE) ||
+                      (s.bc(!c.uses_tag_walk()) && s.pc(sub) == s.ic(DISPATCH)));
+  return n;
+}
+
+// well-formed: each submitter's phase agrees with its round (done exactly
+// after the last) and its target (0 when idle, a partition it may choose
+// while it holds a request); a counter never moved by more requests than
+// were issued or completed; the reader is at an element of the read (its
+// fields reset between reads), of a target it may read, and its sums stay
+// within what the elements visited could add.
+template <class V>
+auto lemma_well_formed(const Config& c, const V& s) {
+  const int maxc = c.nsub * c.rounds;
+  const int lo = c.target < 0 ? 0 : c.target, hi = c.target < 0 ? c.parts : c.target;
+  auto r = s.bc(true);
+  for (int sub = 0; sub < c.nsub; ++sub) {
+    const auto pc = s.pc(sub), t = s.target(sub);
+    const auto holds_rq = pc == s.ic(DISPATCH) || pc == s.ic(COMPLETE) || pc == s.ic(FREE);
+    r = r && pc >= s.ic(SUBMIT) && pc <= s.ic(DONE) && s.round(sub) >= s.ic(0) &&
+        s.round(sub) <= s.ic(c.rounds) && (pc == s.ic(DONE)) == (s.round(sub) == s.ic(c.rounds)) &&
+        implies(s, !holds_rq, t == s.ic(0)) &&
+        implies(s, holds_rq, t >= s.ic(c.first_target()) && t <= s.ic(c.parts));
+  }
+  if (!c.uses_tag_walk()) {
+    const auto up = issued_so_far(c, s), down = s.ic(0) - completed_so_far(c, s);
+    for (int t = 0; t <= c.parts; ++t)
+      for (int cpu = 0; cpu < c.ncnt_cpu(); ++cpu)
+        r = r && s.counter(t, cpu) >= down && s.counter(t, cpu) <= up;
+  }
+  const auto rd = reading(s);
+  const auto pos = s.rd_pos();
+  r = r && pos >= s.ic(0) && pos < s.ic(c.read_elements()) && s.rd_done() >= s.ic(0) &&
+      s.rd_done() <= s.ic(c.reads) &&
+      implies(s, !rd,
+              s.rd_target() == s.ic(0) && s.rd_acc() == s.ic(0) && s.rd_acc0() == s.ic(0) &&
+                  s.rd_seen() == s.ic(0) && s.rd_seen0() == s.ic(0) && !s.live()) &&
+      implies(s, rd,
+              s.rd_done() < s.ic(c.reads) && s.rd_target() >= s.ic(lo) &&
+                  s.rd_target() <= s.ic(hi));
+  // A visited element adds 0..1 (a driver tag) or a counter's value.
+  const int step = c.uses_tag_walk() ? 1 : maxc;
+  const int below = c.uses_tag_walk() ? 0 : -maxc;
+  for (int e = 0; e <= c.read_elements(); ++e) {
+    const auto at = pos == s.ic(e);
+    r = r && implies(s, at,
+                     s.rd_acc() >= s.ic(below * e) && s.rd_acc() <= s.ic(step * e) &&
+                         s.rd_acc0() >= s.ic(below * e) && s.rd_acc0() <= s.ic(step * e));
+  }
+  const auto entered = entered_so_far(c, s);
+  return r && s.rd_seen() >= s.ic(0) && s.rd_seen() <= entered && s.rd_seen0() >= s.ic(0) &&
+         s.rd_seen0() <= entered;
+}
+
+// Whether a request to rt moves the counter of t (t = 0: part0, which every
+// request moves unless 7be835694dae counts it once, in its own partition).
+template <class V, class I>
+auto counted_in(const Config& c, const V& s, const I& rt, int t) {
+  return rt == s.ic(t) || s.bc(t == 0 && c.counts_part0());
+}
+
+// counters-sum (counter variants): summed over the CPUs, the in_flight
+// counter of each target equals the submitted, not completed requests it
+// counts. A single CPU's counter may be anything in between.
+template <class V>
+auto lemma_counters_sum(const Config& c, const V& s) {
+  auto r = s.bc(true);
+  if (c.uses_tag_walk()) return r;
+  for (int t = 0; t <= c.parts; ++t) {
+    auto sum = s.ic(0), n = s.ic(0);
+    for (int cpu = 0; cpu < c.ncnt_cpu(); ++cpu) sum = sum + s.counter(t, cpu);
+    for (int sub = 0; sub < c.nsub; ++sub)
+      n = n + one_if(s, submitted(s, sub) && counted_in(c, s, s.target(sub), t));
+    r = r && sum == n;
+  }
+  return r;
+}
+
+// quiescent-sum: while no submitter has stepped since the read began, its
+// partial sums are the elements it passed, as they are now.
+template <class V>
+auto lemma_quiescent_sum(const Config& c, const V& s) {
+  auto r = s.bc(true);
+  for (int t = 0; t <= c.parts; ++t) {
+    auto acc = s.ic(0), acc0 = s.ic(0);
+    for (int e = 0; e < c.read_elements(); ++e) {
+      const auto v = element_value(c, s, t, e);
+      const auto passed = s.rd_pos() > s.ic(e);
+      acc = acc + ite(passed, v.first, s.ic(0));
+      acc0 = acc0 + ite(passed, v.second, s.ic(0));
+    }
+    r = r && implies(s, reading(s) && !s.live() && s.rd_target() == s.ic(t),
+                     s.rd_acc() == acc && s.rd_acc0() == acc0);
+  }
+  return r;
+}
+
+// read-bounded: what the read has summed plus what the elements ahead of it
+// hold now never exceeds the requests seen in the window during the read
+// (each is counted at most once: it entered an element behind the reader,
+// or it is still ahead of it).
+template <class V>
+auto lemma_read_bounded(const Config& c, const V& s) {
+  auto r = s.bc(true);
+  for (int t = 0; t <= c.parts; ++t) {
+    auto ahead = s.ic(0), ahead0 = s.ic(0);
+    for (int e = 0; e < c.read_elements(); ++e) {
+      const auto v = element_value(c, s, t, e);
+      const auto todo = s.rd_pos() <= s.ic(e);
+      ahead = ahead + ite(todo, v.first, s.ic(0));
+      ahead0 = ahead0 + ite(todo, v.second, s.ic(0));
+    }
+    r = r && implies(s, reading(s) && s.rd_target() == s.ic(t),
+                     s.rd_acc() + ahead <= s.rd_seen() && s.rd_acc0() + ahead0 <= s.rd_seen0());
+  }
+  return r;
+}
+
 }  // namespace blkmc::inflight

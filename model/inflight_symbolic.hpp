@@ -1,9 +1,11 @@
 // model/inflight_symbolic: the inflight model as a transition system over
 // z3::expr for k-induction. Every guard, update and property is the template
 // in model/inflight_logic.hpp, instantiated on SymView; nothing here restates
-// the kernel logic. (Not yet registered in `blkmc prove`: see the README.)
+// the kernel logic. Sized by the parameters only (blkmc prove inflight goes
+// far past the explorer's 4 submitters and 3 CPUs).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,11 +91,21 @@ struct SymAction {
 
 std::vector<SymAction> actions(const Config& c);
 
-// The system for one variant, parameters and invariant property (no
-// strengthening lemmas yet).
-TransitionSystem transition_system(const Config& c, int prop);
+// The lemmas prove uses for prop.
+std::vector<std::string> lemma_names(const Config& c, int prop);
 
-// The explorer's state as a Frame's values (bools 0/1).
+// The system for one variant, parameters and invariant property. `lemmas`:
+// false leaves the strengthening lemmas out (induction alone must do).
+TransitionSystem transition_system(const Config& c, int prop, bool lemmas = true);
+
+// A Frame's values as the explorer's state (nullopt: not representable in
+// its bytes), and back.
+std::optional<InflightModel::State> concrete_state(const InflightModel& m, const std::vector<int>& v);
 std::vector<int> frame_values(const InflightModel& m, const InflightModel::State& s);
+
+// A state as text, from a Frame's values (bools 0/1).
+std::string state_text(const Config& c, const std::vector<int>& v);
+// What an action does (without a concrete model).
+std::string action_text(const Config& c, const SymAction& a);
 
 }  // namespace blkmc::inflight

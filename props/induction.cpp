@@ -130,7 +130,8 @@ class Prover {
         break;
       }
       // Step case: k states satisfying the target, then one that does not.
-      const z3::check_result s = check(step, bad);
+      const z3::check_result s =
+          k == 1 && ts_.successor ? check_split(target, assumed, r) : check(step, bad);
       if (s == z3::unsat) {
         r.verdict = ProofVerdict::Proved;
         r.k = k;
@@ -141,9 +142,11 @@ class Prover {
         break;
       }
       r.k = k;
-      r.states.clear();
-      r.actions.clear();
-      extract(*model_, uk, r);
+      if (!(k == 1 && ts_.successor)) {  // check_split filled the CTI
+        r.states.clear();
+        r.actions.clear();
+        extract(*model_, uk, r);
+      }
       r.note = fmt::format("induction fails up to k = {}", k);
     }
     r.seconds = since(start);
@@ -160,6 +163,38 @@ class Prover {
   }
 
  private:
+  // The step case at k = 1, one action at a time on one incremental solver:
+  // s0 satisfies the assumed lemmas and the target; action a is enabled,
+  // changes the state, and its successor satisfies the lemmas but not the
+  // target. sat: the CTI (s0, a, s1) goes into r.
+  z3::check_result check_split(const TransitionSystem::Formula& target,
+                               const std::vector<const TransitionSystem::Formula*>& assumed,
+                               TargetResult& r) {
+    const Frame& s0 = u_.frame(0);
+    z3::solver sol(c_);
+    for (const auto* a : assumed) sol.add(a->holds(s0));
+    sol.add(target.holds(s0));
+    for (int a = 0; a < ts_.nactions; ++a) {
+      const auto [guard, s1] = ts_.successor(s0, a);
+      z3::expr_vector goal(c_), changed(c_);
+      goal.push_back(guard);
+      for (std::size_t v = 0; v < s0.size(); ++v)
+        if (!z3::eq(s0[v], s1[v])) changed.push_back(s0[v] != s1[v]);
+      if (changed.empty()) continue;  // a self-loop is not a simple path
+      goal.push_back(z3::mk_or(changed));
+      for (const auto* l : assumed) goal.push_back(l->holds(s1));
+      goal.push_back(!target.holds(s1));
+      const z3::check_result res = check(sol, z3::mk_and(goal));
+      if (res == z3::unsat) continue;
+      if (res == z3::sat) {
+        r.states = {values(*model_, s0), values(*model_, s1)};
+        r.actions = {a};
+      }
+      return res;
+    }
+    return z3::unsat;
+  }
+
   z3::check_result check(z3::solver& s, const z3::expr& goal) {
     z3::params p(c_);
     if (opt_.seconds > 0) {

@@ -11,7 +11,8 @@
 //   step: s0 -> ... -> sk, a simple path (pairwise distinct states, so that
 //         k-induction is complete for finite systems), the target holding in
 //         s0..s(k-1) and failing in sk, every proved lemma assumed in every
-//         state: unsat proves the target with this k.
+//         state: unsat proves the target with this k. With a successor
+//         function, k = 1 is one query per action (same question, split).
 // Lemmas on demand: the property is first tried alone with k <= 1; only
 // when that does not settle it are the lemmas proved (each assuming the
 // earlier proved ones) and the property tried again, up to k_max, assuming
@@ -72,6 +73,11 @@ struct TransitionSystem {
   std::function<z3::expr(const Frame&)> init;
   // act: an integer constant; trans constrains it to [0, nactions).
   std::function<z3::expr(const Frame&, const z3::expr& act, const Frame&)> trans;
+  // Optional: action a's guard and successor of a frame (trans with act = a,
+  // as a function). When given, the step case at k = 1 is asked one action
+  // at a time: each query holds only what one action writes, where the whole
+  // relation's ite network is what makes Z3 slow as the models grow.
+  std::function<std::pair<z3::expr, Frame>(const Frame&, int a)> successor;
   struct Formula {
     std::string name;
     std::function<z3::expr(const Frame&)> holds;
