@@ -988,10 +988,10 @@ std::string CfqScheduler::summary(const SchedState& s) const {
       if (s.b[off_ + 14] & (1 << q)) out += fmt::format(" (stale deep: {})", qname(q));
   }
   if (ghost_ == 2) out += fmt::format(" slow_samples_since_fast={}", ghost(s));
+  for (int q = 0; q < nq_; ++q) out += fmt::format(" {}[{}]", qname(q), qtext(s, q));
   if (differed(s))
     out += fmt::format(" | {} differed from {}", decision_name(differed(s)),
                        variants()[std::size_t(shadow_)].name);
-  for (int q = 0; q < nq_; ++q) out += fmt::format(" {}[{}]", qname(q), qtext(s, q));
   return out;
 }
 
