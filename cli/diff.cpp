@@ -1,11 +1,16 @@
 #include "cli/diff.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "counterexamples/trace.hpp"
+#include "explorer/limits.hpp"
 #include "model/params.hpp"
+#include "model/registry.hpp"
+#include "model/sched/workload.hpp"
 #include "props/decisions.hpp"
 #include "props/verdict.hpp"
 
@@ -21,12 +26,244 @@ int variant_of(const DecisionFn& f, const std::string& name) {
   throw UsageError(fmt::format("diff: {} has no variant '{}' (valid: {})", f.name, name, valid));
 }
 
+const ParamInfo* param_of(const ModelInfo& inf, const std::string& name) {
+  for (const auto& p : inf.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// What --reach did: found (a trace), not found within the bounds, or not run.
+struct Reach {
+  bool run = false, found = false, interrupted = false;
+  std::string why_not;  // when not run
+  std::string property, shadow;
+  int shadow_index = -1, shadow_fn = 0;
+  struct Searched {
+    std::string workload;
+    std::uint64_t states = 0;
+    StopReason stop = StopReason::Complete;
+    std::string skipped;  // the model does not take this workload (why)
+  };
+  std::vector<Searched> searched;
+  std::uint64_t states = 0;
+  double seconds = 0;
+  std::optional<Trace> trace;
+  std::string workload;
+  int workload_index = -1;
+  Params params;                   // of the last search (the trace's when found)
+  std::vector<std::string> story;  // the replayed trace, one line per step
+  std::string written;             // --trace-out
+};
+
+// The shadow property of a model: same-decisions (bfq, cfq) or same-choice
+// (deadline), with the `shadow` parameter that turns it on.
+std::string shadow_property(const ModelInfo& inf) {
+  if (!param_of(inf, "shadow") || !param_of(inf, "workload")) return "";
+  for (const auto& p : inf.props)
+    if (p.name == "same-decisions" || p.name == "same-choice") return p.name;
+  return "";
+}
+
+Reach run_reach(const std::string& model, const std::string& from, const std::string& to,
+                const std::string& function, const DiffReachOptions& opt) {
+  Reach r;
+  const ModelHandle& mh = find_model(model);
+  const ModelInfo& inf = mh.info();
+  r.property = shadow_property(inf);
+  if (r.property.empty()) {
+    r.why_not = fmt::format("model {} has no shadow property", model);
+    return r;
+  }
+  for (std::size_t i = 0; i < inf.variants.size(); ++i)
+    if (inf.variants[i].name == from) r.shadow_index = static_cast<int>(i);
+  if (r.shadow_index < 0)
+    throw UsageError(fmt::format("diff --reach: model {} has no variant '{}'", model, from));
+  r.shadow = from;
+  // A model that can compare one decision only (cfq's shadow_fn) does so for
+  // --function; its numbering is the order of the decision functions.
+  if (!function.empty() && param_of(inf, "shadow_fn")) {
+    const auto& fns = decision_functions(model);
+    for (std::size_t i = 0; i < fns.size(); ++i)
+      if (fns[i].name == function) r.shadow_fn = static_cast<int>(i) + 1;
+  }
+  // The shipped workloads the model's `workload` parameter can name,
+  // smallest first (requests, then processes, then index).
+  const ParamInfo& wp = *param_of(inf, "workload");
+  // -p: the model's parameters for the search (shadow is --from's); a
+  // workload given there is the only one searched.
+  const Params given = resolve_params(inf, opt.params);
+  bool one_workload = false;
+  for (const auto& kv : opt.params) {
+    const std::string k = kv.substr(0, kv.find('='));
+    if (k == "shadow") throw UsageError("diff --reach: shadow is set from --from");
+    one_workload = one_workload || k == "workload";
+  }
+  std::vector<int> order;
+  for (int w = wp.min; w <= wp.max; ++w)
+    if (!one_workload || w == given.at("workload")) order.push_back(w);
+  auto size = [](int w) {
+    const sched::Workload& wl = sched::shipped_workload(w);
+    return std::make_tuple(wl.rqs.size(), wl.procs.size(), w);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return size(a) < size(b); });
+  // The explorer polls its interrupt flag: Ctrl-C ends the search cleanly.
+  install_interrupt_handler();
+  r.run = true;
+  for (int w : order) {
+    Params p = given;
+    p["shadow"] = r.shadow_index;
+    p["workload"] = w;
+    if (r.shadow_fn) p["shadow_fn"] = r.shadow_fn;
+    r.params = p;
+    SearchOptions so;
+    so.bfs = true;
+    so.progress = false;
+    so.limits.max_states = opt.max_states;
+    so.limits.memory_bytes = default_memory_limit();
+    const std::string name = sched::shipped_workloads()[std::size_t(w)].name;
+    CheckOutcome o;
+    try {
+      o = mh.check(to, p, {r.property}, so);
+    } catch (const UsageError& e) {  // e.g. more processes than the model has queues
+      r.searched.push_back({name, 0, StopReason::Complete, e.what()});
+      continue;
+    }
+    r.searched.push_back({name, o.stats.states, o.stop, ""});
+    r.states += o.stats.states;
+    r.seconds += o.stats.seconds;
+    if (!o.props.empty() && o.props[0].trace) {
+      r.found = true;
+      r.trace = *o.props[0].trace;
+      r.workload = name;
+      r.workload_index = w;
+      const ReplayResult rr = mh.replay(*r.trace);
+      if (!rr.reproduced)
+        throw std::logic_error("diff --reach: the trace found does not replay");
+      r.story = rr.story;
+      if (!opt.trace_out.empty()) {
+        write_trace_file(*r.trace, opt.trace_out);
+        r.written = opt.trace_out;
+      }
+      break;
+    }
+    if (o.stop == StopReason::Interrupted || g_interrupted) {
+      r.interrupted = true;
+      break;
+    }
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return r;
+}
+
+std::size_t searched_count(const Reach& r) {
+  return std::size_t(std::count_if(r.searched.begin(), r.searched.end(),
+                                   [](const Reach::Searched& w) { return w.skipped.empty(); }));
+}
+
+std::string searched_list(const Reach& r) {
+  std::string s;
+  int skipped = 0;
+  for (const auto& w : r.searched) {
+    if (!w.skipped.empty()) {
+      ++skipped;
+      continue;
+    }
+    s += fmt::format("{}{} ({}{})", s.empty() ? "" : ", ", w.workload, w.states,
+                     w.stop == StopReason::Complete ? ", all" : "");
+  }
+  if (skipped) s += fmt::format("; {} workload(s) the model does not take", skipped);
+  return s;
+}
+
+// The check that reproduces the search: the parameters that are not the
+// model's defaults, shadow and workload always.
+std::string reach_command(const std::string& model, const std::string& to, const Reach& r) {
+  const ModelInfo& inf = find_model(model).info();
+  std::string ps;
+  for (const auto& [k, v] : r.params) {
+    const ParamInfo* pi = param_of(inf, k);
+    if (k == "shadow" || k == "workload" || !pi || pi->def != v)
+      ps += fmt::format(" -p {}={}", k, v);
+  }
+  return fmt::format("blkmc check {} -v {}{} --prop {} --bfs", model, to, ps, r.property);
+}
+
+std::string reach_text(const std::string& model, const std::string& to, const Reach& r,
+                       const DiffReachOptions& opt) {
+  if (!r.run) return fmt::format("reach: not run ({})\n", r.why_not);
+  const std::string what =
+      fmt::format("{} -v {} with shadow={} ({}){}, property {}", model, to, r.shadow,
+                  r.shadow_index,
+                  r.shadow_fn ? fmt::format(", shadow_fn={}", r.shadow_fn) : std::string(),
+                  r.property);
+  if (!r.found) {
+    return fmt::format(
+        "reach: {}: no difference reached{} in {} workload(s), at most {} states each, {} states "
+        "in all ({:.2f} s): {}\n",
+        what, r.interrupted ? " (interrupted)" : "", searched_count(r), opt.max_states, r.states,
+        r.seconds, searched_list(r));
+  }
+  std::string s = fmt::format(
+      "reach: {}: workload {} ({}) reaches a difference in {} steps (breadth-first, shortest for "
+      "this workload; {} states in {} workload(s), {:.2f} s)\n",
+      what, r.workload, r.workload_index, r.trace->steps.size(), r.states, searched_count(r),
+      r.seconds);
+  s += fmt::format("  rerun: {}\n", reach_command(model, to, r));
+  for (const auto& line : r.story) s += "  " + line + "\n";
+  if (!r.trace->steps.empty())
+    s += fmt::format("  the decision that differed (last step): {}\n", r.trace->steps.back().text);
+  if (!r.written.empty()) s += fmt::format("  trace written to {}\n", r.written);
+  return s;
+}
+
+nlohmann::json reach_json(const std::string& model, const std::string& to, const Reach& r,
+                          const DiffReachOptions& opt) {
+  nlohmann::json j{{"run", r.run}};
+  if (!r.run) {
+    j["reason"] = r.why_not;
+    return j;
+  }
+  j["variant"] = to;
+  j["shadow"] = r.shadow;
+  j["shadow_index"] = r.shadow_index;
+  if (r.shadow_fn) j["shadow_fn"] = r.shadow_fn;
+  j["property"] = r.property;
+  j["max_states"] = opt.max_states;
+  j["found"] = r.found;
+  j["interrupted"] = r.interrupted;
+  j["states"] = r.states;
+  j["seconds"] = r.seconds;
+  nlohmann::json ws = nlohmann::json::array();
+  for (const auto& w : r.searched)
+    ws.push_back(w.skipped.empty() ? nlohmann::json{{"workload", w.workload},
+                                                    {"states", w.states},
+                                                    {"stop", to_string(w.stop)}}
+                                   : nlohmann::json{{"workload", w.workload},
+                                                    {"skipped", w.skipped}});
+  j["searched"] = ws;
+  if (r.found) {
+    j["workload"] = r.workload;
+    j["workload_index"] = r.workload_index;
+    j["steps"] = r.trace->steps.size();
+    j["command"] = reach_command(model, to, r);
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& st : r.trace->steps) steps.push_back(st.text);
+    j["step_texts"] = steps;
+    j["last_step"] = r.trace->steps.empty() ? std::string() : r.trace->steps.back().text;
+    if (!r.written.empty()) j["trace_out"] = r.written;
+  }
+  return j;
+}
+
 }  // namespace
 
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
-             const std::string& function, bool as_json) {
+             const std::string& function, bool as_json, const DiffReachOptions& reach) {
   // Nothing partial is worth keeping from a solver call, and z3 does not
-  // poll the explorer's interrupt flag: Ctrl-C and SIGTERM end diff at once.
+  // poll the explorer's interrupt flag: Ctrl-C and SIGTERM end diff at once
+  // (the --reach search installs the explorer's handler while it runs).
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   const auto& fns = decision_functions(model);
@@ -39,6 +276,10 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
     throw UsageError(
         fmt::format("diff: model {} has no decision function '{}' (valid: {})", model, function, valid));
   }
+  if (reach.enabled && reach.max_states == 0)
+    throw UsageError("diff: --max-states must be at least 1");
+  if (!reach.enabled && (!reach.trace_out.empty() || !reach.params.empty()))
+    throw UsageError("diff: --trace-out and --param need --reach");
   bool all_equal = true;
   nlohmann::json j = nlohmann::json::array();
   for (const DecisionFn* f : chosen) {
@@ -46,6 +287,18 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
     all_equal = all_equal && r.equivalent;
     if (as_json) j.push_back(diff_json(r));
     else std::cout << fmt::format("{} ", model) << diff_text(r, *f) << std::flush;
+  }
+  if (reach.enabled) {
+    Reach r;
+    if (all_equal)
+      r.why_not = "the two variants decide the same: nothing to reach";
+    else
+      r = run_reach(model, from, to, function, reach);
+    if (as_json) {
+      j = nlohmann::json{{"functions", j}, {"reach", reach_json(model, to, r, reach)}};
+    } else {
+      std::cout << reach_text(model, to, r, reach) << std::flush;
+    }
   }
   if (as_json) std::cout << j.dump(2) << '\n';
   return all_equal ? kExitHolds : kExitViolated;

@@ -136,11 +136,23 @@ int main(int argc, char** argv) {
   auto* diffc = app.add_subcommand(
       "diff", "compare a model's decision functions in two variants with Z3: proved "
               "equivalent, or the input classes where they differ");
-  diffc->add_option("model", model, "model name (bfq)")->required();
+  diffc->add_option("model", model, "model name (bfq, cfq, deadline)")->required();
   diffc->add_option("--from", diff_from, "variant before the patch")->required();
   diffc->add_option("--to", diff_to, "variant after the patch")->required();
   diffc->add_option("--function", diff_function, "only this decision function");
   diffc->add_flag("--json", as_json, "print the comparison as JSON");
+  DiffReachOptions diff_reach;
+  diffc->add_flag("--reach", diff_reach.enabled,
+                  "where they differ, search breadth-first for a shortest trace to such a state: "
+                  "variant TO with shadow=FROM and the model's shadow property, on each shipped "
+                  "workload, smallest first (bfq, cfq, deadline)");
+  diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here");
+  diffc->add_option("--param,-p", diff_reach.params,
+                    "with --reach: model parameter name=value for the search (repeatable; "
+                    "workload=N searches only that workload)");
+  diffc->add_option("--max-states", diff_reach.max_states,
+                    "with --reach: states searched per workload (default 2000000)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
 
   ProveRequest preq;
   bool no_lemmas = false;
@@ -353,7 +365,7 @@ int main(int argc, char** argv) {
       preq.lemmas = !no_lemmas;
       return run_prove(preq, as_json);
     }
-    if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json);
+    if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json, diff_reach);
     if (sim->parsed()) {
       const ModelHandle& mh = find_model(model);
       sim_opt.random = !sim_first;

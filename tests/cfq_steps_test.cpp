@@ -353,3 +353,103 @@ TEST_CASE("cfq: 2.6.33-based variants stop at the quantum, 3.1 promotes the sole
     CHECK(can(m, s, m.dispatcher(), CM::DISPATCH) == m.sched().v31());
   }
 }
+
+// same-decisions (shadow=V): seed 000's fast_sample class `elapsed >= 1 &
+// elapsed < batch` on a concrete run: 5 strictly seeky requests drained in
+// 2 ticks are a fast sample for v2 (2 < 5) and not for v1 (2 < 1 fails),
+// in either direction; a shadow of the model's own variant never differs.
+TEST_CASE("cfq: same-decisions flags seed 000's fast_sample class and nothing for its own variant") {
+  const Workload wl = parse_workload(
+      "device depth=4 slot=1 spindles=4 rotational=1 service=1\n"
+      "proc a dir=R sync=0 reqs=0,16,32,48,64\n",
+      "t");
+  const int v1 = CfqScheduler::DeepFixV1, v2 = CfqScheduler::DeepFixV2;
+  struct Case {
+    int var, shadow, expect;
+  };
+  for (const Case& c : {Case{v2, v1, CfqScheduler::kFastSample},
+                        Case{v1, v2, CfqScheduler::kFastSample}, Case{v1, v1, 0}, Case{v2, v2, 0}}) {
+    const CM m(c.var,
+               cfq_params({{"clock", 1}, {"seek_window", 4}, {"fast_valid", 1}, {"shadow", c.shadow}}),
+               wl);
+    State s = m.initial();
+    for (int i = 0; i < 5; ++i) s = take(m, s, 0, CM::SUBMIT);
+    while (!m.finished(s)) {
+      if (can(m, s, m.dispatcher(), CM::DISPATCH))
+        s = take(m, s, m.dispatcher(), CM::DISPATCH);
+      else if (can(m, s, m.dispatcher(), CM::ISSUE))
+        s = take(m, s, m.dispatcher(), CM::ISSUE);
+      else if (can(m, s, m.device(), CM::COMPLETE))
+        s = take(m, s, m.device(), CM::COMPLETE);
+      else
+        s = take(m, s, m.clock_actor(), CM::TICK);
+    }
+    INFO(kVariants[c.var] << " shadow " << kVariants[c.shadow] << ": " << m.summary(s));
+    // The variant's own behaviour is unchanged by the shadow.
+    CHECK(m.sched().fast_samples(s) == (c.var == v2 ? 1 : 0));
+    CHECK(m.sched().differed(s) == c.expect);
+    CHECK(m.violates(CM::FairRatio + 3, s) == (c.expect != 0));
+  }
+}
+
+TEST_CASE("cfq: same-decisions in the explorer, and shadow=-1 keeps the state as it was") {
+  const auto& props = CM::static_info().props;
+  const int same = CM::FairRatio + 3;
+  REQUIRE(props[std::size_t(same)].name == "same-decisions");
+  const Workload wl = parse_workload(
+      "device depth=4 slot=1 spindles=4 rotational=1 service=1\n"
+      "proc a dir=R sync=0 reqs=0,16,32,48,64\n",
+      "t");
+  auto verdict = [&](int var, std::vector<std::pair<std::string, int>> over) {
+    over.push_back({"clock", 1});
+    over.push_back({"seek_window", 4});
+    over.push_back({"fast_valid", 1});
+    const CM m(var, cfq_params(over), wl);
+    SearchOptions opt;
+    opt.progress = false;
+    opt.bfs = true;
+    opt.props = {same};
+    const auto r = explore(m, opt);
+    REQUIRE(r.stop != StopReason::MaxStates);
+    return r.props[0].verdict;
+  };
+  const int v1 = CfqScheduler::DeepFixV1, v2 = CfqScheduler::DeepFixV2;
+  CHECK(verdict(v2, {{"shadow", v1}}) == Verdict::Violated);
+  CHECK(verdict(v2, {{"shadow", v1}, {"shadow_fn", CfqScheduler::kFastSample}}) ==
+        Verdict::Violated);
+  // v1 and v2 mark deep alike (blkmc diff proves it): only fast_sample differs.
+  CHECK(verdict(v2, {{"shadow", v1}, {"shadow_fn", CfqScheduler::kMarkDeep}}) == Verdict::Holds);
+  CHECK(verdict(v2, {{"shadow", v2}}) == Verdict::Holds);
+  CHECK(verdict(v2, {}) == Verdict::Holds);  // no shadow: vacuous
+  for (int var = 0; var < 5; ++var) {
+    const CM off(var, cfq_params({{"clock", 1}}), wl);
+    CHECK(off.sched().bytes() == std::size_t(16 + 12));
+    const CM on(var, cfq_params({{"clock", 1}, {"shadow", var == 0 ? 1 : 0}}), wl);
+    // The flag byte, and the shadow's seek state where 2.6.33 is one side.
+    CHECK(on.sched().bytes() == std::size_t(16 + 12 + 1 + (var == 0 ? 1 : 3)));
+  }
+}
+
+// seed 001: 2.6.33's mean and the rework's history disagree on a queue that
+// seeks once in four requests on a disk; the shadow keeps the other seek
+// state and flags the seeky decision of cfq_update_idle_window.
+TEST_CASE("cfq: same-decisions flags seed 001's seeky difference both ways") {
+  const Workload rot = parse_workload(
+      "device depth=4 slot=1 spindles=1 rotational=1\nproc a dir=R sync=1 reqs=0,200,201,202\n",
+      "t");
+  for (const auto& [var, shadow] : {std::pair{0, 1}, std::pair{1, 0}}) {
+    const CM m(var, cfq_params({{"shadow", shadow}}), rot);
+    State s = m.initial();
+    bool done = false;
+    for (int step = 0; step < 200 && !done && !m.finished(s); ++step) {
+      const auto succ = successors(m, s);
+      REQUIRE(!succ.empty());
+      s = succ[0].second;
+      done = m.sched().differed(s) != 0;
+    }
+    INFO(kVariants[var] << " shadow " << kVariants[shadow] << ": " << m.summary(s));
+    CHECK(m.sched().differed(s) == CfqScheduler::kSeeky);
+    CHECK(m.sched().seeky(s, 0) == (var == 0));
+    CHECK(m.sched().shadow_seeky(s, 0) == (shadow == 0));
+  }
+}

@@ -186,6 +186,19 @@ contains "$T/out" '"equivalent": true' "diff proves 5.16's choice equal"
 expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
 expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"
 expect 2 "diff unknown function" -- "$B" diff bfq --from v4.13 --to refactor --function nope; one_line_error "diff unknown function"
+# --reach: the explorer's shortest trace to a differing decision (shadow property), replayable
+expect 1 "diff --reach" -- "$B" diff deadline --from head-request --to v6.18 --function dispatch_choice --reach --trace-out "$T/reach.json"
+contains "$T/out" "reaches a difference in 9 steps" "diff --reach finds a trace"
+contains "$T/out" "shadow head-request would take" "diff --reach shows the differing decision"
+contains "$T/out" "trace written to" "diff --reach writes the trace"
+expect 0 "diff --reach trace replays" -- "$B" replay "$T/reach.json"
+contains "$T/out" "reproduced: same-choice is violated" "diff --reach trace reproduces"
+expect 1 "diff --reach one workload" -- "$B" diff cfq --from deep-fix-v1 --to deep-fix-v2 --function fast_sample --reach -p workload=3 --json
+contains "$T/out" '"found": false' "diff --reach never claims an unreached difference"
+expect 0 "diff --reach equivalent" -- "$B" diff deadline --from v6.18 --to prio-5.16 --function dispatch_choice --reach
+contains "$T/out" "reach: not run (the two variants decide the same" "diff --reach runs no search for an equivalent pair"
+expect 2 "diff --reach bad max-states" -- "$B" diff deadline --from head-request --to v6.18 --reach --max-states 0; one_line_error "diff --reach bad max-states"
+expect 2 "diff --trace-out without --reach" -- "$B" diff deadline --from head-request --to v6.18 --trace-out "$T/x.json"; one_line_error "diff --trace-out without --reach"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

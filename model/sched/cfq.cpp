@@ -85,6 +85,12 @@ std::vector<ParamInfo> CfqScheduler::params() {
        "1); 2 = the device is not still judged fast after ghost_ticks slow samples in a row "
        "(concern 2); when set, the fast-device detector runs as a ghost in every variant"},
       {"ghost_ticks", 8, 1, 255, "the bound of ghost_check"},
+      {"shadow", -1, -1, 4,
+       "with same-decisions: at every mark_deep, keeps_deep, fast_sample, should_idle and seeky "
+       "decision also compute what this variant index would decide on the same inputs (-1: off)"},
+      {"shadow_fn", 0, 0, 5,
+       "with shadow: compare only this decision (1 mark_deep, 2 keeps_deep, 3 fast_sample, 4 "
+       "should_idle, 5 seeky; 0: all)"},
   };
 }
 
@@ -116,8 +122,17 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
       fast_valid_(p.at("fast_valid")),
       ghost_(p.at("ghost_check")),
       ghost_ticks_(p.at("ghost_ticks")),
+      shadow_(p.at("shadow")),
+      shadow_fn_(p.at("shadow_fn")),
+      shadow_seek_bytes_(0),
+      gho_(offset + kDev + kQ * std::size_t(nq_)),
       clock_(p.at("clock") != 0) {
   if (variant < V2633 || variant > DeepFixV2) throw UsageError("cfq: bad variant index");
+  if (shadow_ > DeepFixV2) throw UsageError("cfq: bad shadow variant index");
+  // The shadow keeps its own seek state only where it judges seekiness the
+  // other way (2.6.33's mean: samples + 16-bit total; the history: 1 byte).
+  if (shadow_ >= 0 && history_seek_of(shadow_) != history_seek())
+    shadow_seek_bytes_ = history_seek_of(shadow_) ? 1 : 3;
   if (nq_ > 8) throw UsageError("cfq: at most 8 processes");
   if (quantum_ == 0) quantum_ = v31() ? 8 : 4;
   if (!v31()) group_idle_ = 0;  // 2.6.33 has no group_idle
@@ -224,6 +239,49 @@ bool CfqScheduler::cfq_should_idle(const SchedState& s, int q) const {
                                      tree_count(s, prio, tree_type(s, q)), sync_q(q), false);
 }
 
+bool CfqScheduler::shadow_should_idle(const SchedState& s, int q) const {
+  const int prio = qprio(q);
+  return cfq::should_idle<bool, int>(v31_of(shadow_), slice_idle_, prio == IDLE,
+                                     qflag(s, q, kIdleWindow), !t_.workload().dev.rotational,
+                                     hw_tag(s) != 0, tree_count(s, prio, tree_type(s, q)),
+                                     sync_q(q), false);
+}
+
+bool CfqScheduler::shadow_seeky(const SchedState& s, int q) const {
+  if (shadow_seek_bytes_ == 0) return seeky(s, q);  // the same state, the same template
+  if (shadow_seek_bytes_ == 1)
+    return cfq::seeky_hist_v31<bool, int>(std::popcount(s.b[sqo(q)]), seeky_bits_);
+  const int samples = s.b[sqo(q)], total = s.b[sqo(q) + 1] | (s.b[sqo(q) + 2] << 8);
+  return cfq::seeky_mean_v2633<bool, int>(samples > 80, cfq::seek_mean_v2633(samples, total),
+                                          seek_mean_thr_);
+}
+
+const char* CfqScheduler::decision_name(int d) {
+  static const char* const k[] = {"-",           "mark_deep", "keeps_deep", "fast_sample",
+                                  "should_idle", "seeky"};
+  return d >= 0 && d <= kSeeky ? k[d] : "?";
+}
+
+void CfqScheduler::shadow_check(SchedState& s, int fn, int q, bool mine, bool theirs,
+                                Why* why) const {
+  if (shadow_ < 0 || (shadow_fn_ != 0 && fn != shadow_fn_) || mine == theirs) return;
+  if (s.b[gho_] == 0) s.b[gho_] = std::uint8_t(fn);
+  static const char* const kYes[] = {"", "marks it deep", "keeps it deep", "takes a fast sample",
+                                     "idles", "judges it seeky"};
+  static const char* const kNo[] = {"", "does not mark it deep", "clears deep",
+                                    "takes no fast sample", "does not idle",
+                                    "judges it not seeky"};
+  say(why, "DECISION DIFFERS ({}) for {}: {} {}, shadow {} {}", decision_name(fn), qname(q),
+      variants()[std::size_t(variant_)].name, mine ? kYes[fn] : kNo[fn],
+      variants()[std::size_t(shadow_)].name, theirs ? kYes[fn] : kNo[fn]);
+}
+
+bool CfqScheduler::should_idle_taken(SchedState& s, int q, Why* why) const {
+  const bool mine = cfq_should_idle(s, q);
+  if (shadow_ >= 0) shadow_check(s, kShouldIdle, q, mine, shadow_should_idle(s, q), why);
+  return mine;
+}
+
 bool CfqScheduler::has_work(const SchedState& s) const {
   for (int r = 0; r < t_.size(); ++r)
     if (t_.queued(s, r)) return true;
@@ -316,6 +374,19 @@ void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
   const int pos = t_.sector(rq);
   int sdist = 0;
   if (qflag(s, q, kHasPos)) sdist = std::abs(pos - last_pos(s, q));
+  if (shadow_seek_bytes_ == 1) {  // the shadow's seek_history, as the rework keeps it
+    const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational, t_.info(rq).size,
+                                                  sdist, nonrot_size_, seek_thr_);
+    s.b[sqo(q)] = std::uint8_t(((s.b[sqo(q)] << 1) | int(bit)) & ((1 << seek_window_) - 1));
+  } else if (shadow_seek_bytes_ == 3) {  // the shadow's EWMA, as 2.6.33 keeps it
+    const int n0 = s.b[sqo(q)], t0 = s.b[sqo(q) + 1] | (s.b[sqo(q) + 2] << 8);
+    const int d = cfq::seek_sdist_clamped_v2633(n0, cfq::seek_mean_v2633(n0, t0), sdist,
+                                                seek_mean_thr_);
+    const int t1 = cfq::seek_total_next_v2633(t0, d);
+    s.b[sqo(q)] = sat(cfq::seek_samples_next_v2633(n0));
+    s.b[sqo(q) + 1] = std::uint8_t(t1 & 255);
+    s.b[sqo(q) + 2] = std::uint8_t(t1 >> 8);
+  }
   if (history_seek()) {
     // 3.1: seek_history <<= 1, the new bit by size (non-rot) or distance.
     const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational, t_.info(rq).size,
@@ -338,12 +409,17 @@ void CfqScheduler::cfq_update_idle_window(SchedState& s, int q, Why* why) const 
   if (!sync_q(q) || qprio(q) == IDLE) return;
   const bool old_idle = qflag(s, q, kIdleWindow);
   const bool fast = device_fast(s);
-  if (cfq::marks_deep<bool, int>(fast_rule(), queued(s, q), fast) && !qflag(s, q, kDeep)) {
+  const bool mark = cfq::marks_deep<bool, int>(fast_rule(), queued(s, q), fast);
+  if (shadow_ >= 0)
+    shadow_check(s, kMarkDeep, q, mark,
+                 cfq::marks_deep<bool, int>(fast_rule_of(shadow_), queued(s, q), fast), why);
+  if (mark && !qflag(s, q, kDeep)) {
     set_qflag(s, q, kDeep, true);
     say(why, "cfq_update_idle_window: {} holds {} requests: mark deep{}", qname(q), queued(s, q),
         fast_rule() ? " (device not judged fast)" : "");
   }
   const bool sk = seeky(s, q);
+  if (shadow_ >= 0) shadow_check(s, kSeeky, q, sk, shadow_seeky(s, q), why);
   const bool idle =
       cfq::idle_window_next<bool, int>(old_idle, has_task(s, q), slice_idle_, qflag(s, q, kDeep),
                                        sk, ttime_valid(s, q), ttime_mean(s, q));
@@ -377,7 +453,7 @@ void CfqScheduler::cfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const
   }
 }
 
-bool CfqScheduler::cfq_should_preempt(const SchedState& s, int q, int rq, Why* why) const {
+bool CfqScheduler::cfq_should_preempt(SchedState& s, int q, int rq, Why* why) const {
   const int a = active(s);
   if (a < 0) return false;
   const int np = qprio(q), ap = qprio(a);
@@ -394,7 +470,7 @@ bool CfqScheduler::cfq_should_preempt(const SchedState& s, int q, int rq, Why* w
       tree_count(s, np, tree_type(s, q)) == 2 && queued(s, a) == 0)
     return yes("both on SYNC_NOIDLE and the active queue is empty");
   if (np == RT && ap != RT) return yes("RT over a non-RT active queue");
-  if (v31() && queued(s, a) == 0 && !cfq_should_idle(s, a))
+  if (v31() && queued(s, a) == 0 && !should_idle_taken(s, a, why))
     return yes("the active queue is empty and would not be idled on");
   if (!qflag(s, a, kWaitRequest)) return false;
   int thr = close_thr_;
@@ -516,7 +592,7 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
       say(why, "{}'s slice is used: expire", qname(q));
       return expire();
     }
-    if (busy_queues(s) == 1 && empty && dispatched(s, q) > 0 && cfq_should_idle(s, q)) {
+    if (busy_queues(s) == 1 && empty && dispatched(s, q) > 0 && should_idle_taken(s, q, why)) {
       say(why, "{}'s slice is used but it is the sole queue with requests in flight: keep, NULL",
           qname(q));
       return -1;
@@ -539,6 +615,14 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
     say(why, "idling on {} (timer pending): NULL", qname(q));
     return -1;
   }
+  if (shadow_ >= 0) {  // keeps_deep: only 3.1-rc5 has the un-deepening block
+    const bool undeepen =
+        cfq::undeepen_v31<bool, int>(seeky(s, q), qflag(s, q, kIdleWindow),
+                                     bool(dflags(s) & kSliceNew), slice_left(s), slice_elapsed(s));
+    const bool deep = qflag(s, q, kDeep);
+    shadow_check(s, kKeepsDeep, q, deep && !(variant_ == V31rc5 && undeepen),
+                 deep && !(shadow_ == V31rc5 && undeepen), why);
+  }
   if (variant_ == V31rc5 &&
       cfq::undeepen_v31<bool, int>(seeky(s, q), qflag(s, q, kIdleWindow),
                                    bool(dflags(s) & kSliceNew), slice_left(s), slice_elapsed(s))) {
@@ -547,7 +631,7 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
     say(why, "{} is seeky with more than half its slice left: clear deep and idle_window",
         qname(q));
   }
-  if (dispatched(s, q) > 0 && cfq_should_idle(s, q)) {
+  if (dispatched(s, q) > 0 && should_idle_taken(s, q, why)) {
     say(why, "{} is empty with requests in flight and should be idled on: NULL", qname(q));
     return -1;
   }
@@ -559,10 +643,10 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
   return expire();
 }
 
-bool CfqScheduler::cfq_may_dispatch(const SchedState& s, int q, Why* why) const {
+bool CfqScheduler::cfq_may_dispatch(SchedState& s, int q, Why* why) const {
   const bool idle_class = qprio(q) == IDLE;
   const int disp = dispatched(s, q);
-  if (cfq_should_idle(s, q) && in_driver(s, 0)) {
+  if (should_idle_taken(s, q, why) && in_driver(s, 0)) {
     say(why, "cfq_may_dispatch: {} would be idled on and async requests are in flight: no",
         qname(q));
     return false;
@@ -611,7 +695,10 @@ void CfqScheduler::cfq_fast_device_detect_start(SchedState& s, int q) const {
     if (!strict) {
       set_qflag(s, q, kSampling, false);
       qb(s, q, 10) = qb(s, q, 11) = 0;
-    } else if (variant_ != DeepFixV1) {
+    } else if (detector_variant() != DeepFixV1 ||
+               (shadow_ >= 0 && fast_rule_of(shadow_) && shadow_ != DeepFixV1)) {
+      // v1 times single requests; the batch is counted for v2 (also when v2
+      // is only the shadow: its decision needs it).
       qb(s, q, 11) = sat(sample_count(s, q) + 1, 15);
     }
   }
@@ -619,7 +706,16 @@ void CfqScheduler::cfq_fast_device_detect_start(SchedState& s, int q) const {
 
 void CfqScheduler::cfq_fast_device_detect_end(SchedState& s, int q, Why* why) const {
   if (!qflag(s, q, kSampling) || dispatched(s, q) != 0) return;
-  const bool fast = cfq::fast_sample<bool, int>(sample_elapsed(s, q), sample_count(s, q));
+  // fast_sample per variant: v1 counts one request, variants without the
+  // detector take no sample (as cfq_decisions() composes it).
+  auto sample_of = [&](int v) {
+    return fast_rule_of(v) && cfq::fast_sample<bool, int>(sample_elapsed(s, q),
+                                                          v == DeepFixV1 ? 1 : sample_count(s, q));
+  };
+  const int dv = detector_variant();
+  const bool fast = cfq::fast_sample<bool, int>(sample_elapsed(s, q),
+                                                dv == DeepFixV1 ? 1 : sample_count(s, q));
+  if (shadow_ >= 0) shadow_check(s, kFastSample, q, sample_of(variant_), sample_of(shadow_), why);
   const bool was_fast = device_fast(s);
   if (fast) s.b[off_ + 11] = sat(fast_samples(s) + 1, fast_valid_);
   if (ghost_ == 1 && !was_fast && device_fast(s)) {
@@ -727,7 +823,7 @@ void CfqScheduler::cfq_arm_slice_timer(SchedState& s, Why* why) const {
   }
   bool group = false;
   if (!v31() && slice_idle_ == 0) return;
-  if (!cfq_should_idle(s, q)) {
+  if (!should_idle_taken(s, q, why)) {
     if (!group_idle_) {
       say(why, "{} should not be idled on", qname(q));
       return;
@@ -845,10 +941,15 @@ std::vector<PropInfo> CfqScheduler::extra_props() {
       {"stale-fast", PropKind::Invariant,
        "with ghost_check=2: the device is not still judged fast after ghost_ticks slow samples "
        "in a row (seed 004's second concern: samples that never expire)"},
+      {"same-decisions", PropKind::Invariant,
+       "with shadow=V: every mark_deep, keeps_deep, fast_sample, should_idle and seeky decision "
+       "equals what variant V decides on the same inputs (shadow_fn: only one of them); the "
+       "reachable counterpart of blkmc diff cfq"},
   };
 }
 
 bool CfqScheduler::violates_extra(int i, const SchedState& s) const {
+  if (i == 2) return differed(s) != 0;
   return ghost_ == i + 1 && ghost(s) >= ghost_ticks_;
 }
 
@@ -888,6 +989,9 @@ std::string CfqScheduler::summary(const SchedState& s) const {
   }
   if (ghost_ == 2) out += fmt::format(" slow_samples_since_fast={}", ghost(s));
   for (int q = 0; q < nq_; ++q) out += fmt::format(" {}[{}]", qname(q), qtext(s, q));
+  if (differed(s))
+    out += fmt::format(" | {} differed from {}", decision_name(differed(s)),
+                       variants()[std::size_t(shadow_)].name);
   return out;
 }
 
@@ -901,6 +1005,7 @@ nlohmann::json CfqScheduler::json(const SchedState& s) const {
                    {"hw_tag", hw_tag(s)},
                    {"fast_samples", fast_samples(s)},
                    {"ghost", ghost(s)}};
+  if (shadow_ >= 0) j["shadow_differed"] = decision_name(differed(s));
   auto& qs = j["queues"] = nlohmann::json::object();
   for (int q = 0; q < nq_; ++q) qs[qname(q)] = qtext(s, q);
   return j;

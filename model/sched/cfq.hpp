@@ -65,7 +65,11 @@ class CfqScheduler {
 
   CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
 
-  std::size_t bytes() const { return kDev + kQ * std::size_t(nq_); }
+  // kDev + kQ per queue; with shadow=V the ghost area of same-decisions:
+  // one byte (the first decision that differed, 0: none) and, when V keeps
+  // seekiness the other way (2.6.33's EWMA vs the rework's history), V's
+  // seek state per queue.
+  std::size_t bytes() const { return gho_ - off_ + shadow_bytes(); }
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     cfq_insert_request(s, rq, at_head, requeue, why);
@@ -74,7 +78,8 @@ class CfqScheduler {
   bool has_work(const SchedState& s) const;
   void completed(SchedState& s, int rq, Why* why) const { cfq_completed_request(s, rq, why); }
   void timer(SchedState& s, Why* why) const;
-  // stale-deep (ghost_check=1), stale-fast (ghost_check=2).
+  // stale-deep (ghost_check=1), stale-fast (ghost_check=2),
+  // same-decisions (shadow=V).
   static std::vector<PropInfo> extra_props();
   bool violates_extra(int i, const SchedState& s) const;
   bool accounting_ok(const SchedState& s) const;
@@ -88,7 +93,32 @@ class CfqScheduler {
   bool v31() const { return variant_ >= V31rc5; }
   bool history_seek() const { return variant_ != V2633; }
   bool fast_rule() const { return variant_ == DeepFixV1 || variant_ == DeepFixV2; }
-  bool detector_runs() const { return fast_rule() || ghost_ != 0; }
+  // The fast-device detector runs in seed 000's variants, and as a ghost
+  // under ghost_check or for a shadow variant that has it.
+  bool detector_runs() const {
+    return fast_rule() || ghost_ != 0 || (shadow_ >= 0 && fast_rule_of(shadow_));
+  }
+  // Whose sampling rules the detector follows (v1: one request per sample).
+  int detector_variant() const {
+    return fast_rule() ? variant_ : (ghost_ == 0 && shadow_ >= 0 ? shadow_ : int(DeepFixV2));
+  }
+  // A variant's features, by index (the shadow's as well as the model's).
+  static bool v31_of(int v) { return v >= V31rc5; }
+  static bool history_seek_of(int v) { return v != V2633; }
+  static bool fast_rule_of(int v) { return v == DeepFixV1 || v == DeepFixV2; }
+
+  // --- same-decisions (shadow=V) ---
+  // The decisions blkmc diff covers, in cfq_decisions() order (shadow_fn
+  // numbers them from 1).
+  enum Decision : int { kMarkDeep = 1, kKeepsDeep, kFastSample, kShouldIdle, kSeeky };
+  static const char* decision_name(int d);
+  int shadow() const { return shadow_; }
+  int shadow_fn() const { return shadow_fn_; }
+  // The first decision that differed from the shadow's (0: none yet).
+  int differed(const SchedState& s) const { return shadow_ >= 0 ? s.b[gho_] : 0; }
+  // The shadow variant's verdicts on the current state.
+  bool shadow_seeky(const SchedState& s, int q) const;
+  bool shadow_should_idle(const SchedState& s, int q) const;
 
   // --- state accessors (device) ---
   int active(const SchedState& s) const { return int(s.b[off_]) - 1; }  // -1: none
@@ -151,6 +181,17 @@ class CfqScheduler {
   bool cfq_should_idle(const SchedState& s, int q) const;
 
  private:
+  std::size_t shadow_bytes() const {
+    return shadow_ >= 0 ? 1 + std::size_t(nq_) * std::size_t(shadow_seek_bytes_) : 0;
+  }
+  // The shadow's own seek state of queue q (history: 1 byte; 2.6.33: samples
+  // and the 16-bit total).
+  std::size_t sqo(int q) const { return gho_ + 1 + std::size_t(shadow_seek_bytes_ * q); }
+  // same-decisions: records a decision `fn` of this variant (mine) against
+  // the shadow's (theirs) on the same inputs; the first difference sticks.
+  void shadow_check(SchedState& s, int fn, int q, bool mine, bool theirs, Why* why) const;
+  // cfq_should_idle as a decision the model takes (checked against the shadow).
+  bool should_idle_taken(SchedState& s, int q, Why* why) const;
   static constexpr std::size_t kDev = 16, kQ = 12;
   std::size_t qo(int q) const { return off_ + kDev + kQ * std::size_t(q); }
   std::uint8_t& qb(SchedState& s, int q, std::size_t i) const { return s.b[qo(q) + i]; }
@@ -165,7 +206,7 @@ class CfqScheduler {
   void cfq_update_io_thinktime(SchedState& s, int q) const;
   void cfq_update_io_seektime(SchedState& s, int q, int rq) const;
   void cfq_update_idle_window(SchedState& s, int q, Why* why) const;
-  bool cfq_should_preempt(const SchedState& s, int q, int rq, Why* why) const;
+  bool cfq_should_preempt(SchedState& s, int q, int rq, Why* why) const;
   void cfq_preempt_queue(SchedState& s, int q, Why* why) const;
   void cfq_service_tree_add(SchedState& s, int q, bool front) const;
   void cfq_del_cfqq_rr(SchedState& s, int q) const;
@@ -176,7 +217,7 @@ class CfqScheduler {
   int cfq_get_next_queue(const SchedState& s) const;
   void cfq_set_active_queue(SchedState& s, int q, Why* why) const;
   void cfq_slice_expired(SchedState& s, bool timed_out, Why* why) const;
-  bool cfq_may_dispatch(const SchedState& s, int q, Why* why) const;
+  bool cfq_may_dispatch(SchedState& s, int q, Why* why) const;
   int cfq_dispatch_request(SchedState& s, int q, Why* why) const;
   void cfq_fast_device_detect_start(SchedState& s, int q) const;
   void cfq_fast_device_detect_end(SchedState& s, int q, Why* why) const;
@@ -194,6 +235,8 @@ class CfqScheduler {
   int slice_sync_, slice_async_, slice_idle_, group_idle_, quantum_, target_latency_;
   int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
   int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
+  int shadow_, shadow_fn_, shadow_seek_bytes_;
+  std::size_t gho_;  // where the shadow's ghost area starts
   bool clock_;  // without a clock the idle timer fires at the next queue run
 };
 

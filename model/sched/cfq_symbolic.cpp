@@ -126,6 +126,9 @@ DecisionFn make(std::string name, std::string kernel, std::vector<DiffInput> inp
     ConcreteNames names;
     return int(F{}(v, in, names));
   };
+  f.reach =
+      "blkmc check cfq -v TO -p shadow=FROM --prop same-decisions --bfs (shadow_fn=N: this "
+      "decision only) finds a trace to such a state; blkmc diff --reach runs it";
   return f;
 }
 
