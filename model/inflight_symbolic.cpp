@@ -1,7 +1,6 @@
 #include "model/inflight_symbolic.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -143,13 +142,10 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
   add("rd_seen0", false, 0, maxc);
   for (const char* n : {"live", "part_wrong", "part0_wrong", "over_bound", "negative", "missed_queued"})
     add(n, true, 0, 1);
-  {
-    const int top = std::max({c.nsub * c.rounds * c.ncpu + 2, c.parts + 1, VISIT + 1, c.reads + 1,
-                              c.rounds + 1, c.read_elements() + 1});
-    int w = 1;
-    while ((1 << w) <= top) ++w;
-    ts.bv_width = std::getenv("BLKMC_LIA") ? 0 : w + 2;
-  }
+  // Mathematical integers: the lemmas are sums and bounds of counters,
+  // which the arithmetic core settles far faster than bit-blasted adders
+  // (8 submitters: 0.6 s against 31 s for well-formed), and nothing can wrap.
+  ts.bv_width = 0;
   const auto acts = actions(c);
   ts.nactions = static_cast<int>(acts.size());
 

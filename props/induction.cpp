@@ -3,6 +3,7 @@
 #include <chrono>
 #include <deque>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -172,18 +173,33 @@ class Prover {
                                TargetResult& r) {
     const Frame& s0 = u_.frame(0);
     z3::solver sol(c_);
-    for (const auto* a : assumed) sol.add(a->holds(s0));
-    sol.add(target.holds(s0));
+    // The conjuncts true in s0: a conjunct of the target in s1 over only
+    // variables the action did not write is the same term (Z3 shares
+    // terms), so only the others can fail.
+    std::unordered_set<unsigned> known;
+    for (const auto* a : assumed) {
+      const z3::expr h = a->holds(s0);
+      sol.add(h);
+      conjuncts(h, known);
+    }
+    const z3::expr t0 = target.holds(s0);
+    sol.add(t0);
+    conjuncts(t0, known);
     for (int a = 0; a < ts_.nactions; ++a) {
       const auto [guard, s1] = ts_.successor(s0, a);
-      z3::expr_vector goal(c_), changed(c_);
+      z3::expr_vector goal(c_), changed(c_), fails(c_);
       goal.push_back(guard);
       for (std::size_t v = 0; v < s0.size(); ++v)
         if (!z3::eq(s0[v], s1[v])) changed.push_back(s0[v] != s1[v]);
       if (changed.empty()) continue;  // a self-loop is not a simple path
       goal.push_back(z3::mk_or(changed));
       for (const auto* l : assumed) goal.push_back(l->holds(s1));
-      goal.push_back(!target.holds(s1));
+      std::vector<z3::expr> parts;
+      flatten(target.holds(s1), parts);
+      for (const auto& p : parts)
+        if (!known.count(p.id())) fails.push_back(!p);
+      if (fails.empty()) continue;  // the target over untouched variables only
+      goal.push_back(z3::mk_or(fails));
       const z3::check_result res = check(sol, z3::mk_and(goal));
       if (res == z3::unsat) continue;
       if (res == z3::sat) {
@@ -193,6 +209,20 @@ class Prover {
       return res;
     }
     return z3::unsat;
+  }
+
+  // The top-level conjuncts of e.
+  static void flatten(const z3::expr& e, std::vector<z3::expr>& out) {
+    if (e.is_app() && e.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = 0; i < e.num_args(); ++i) flatten(e.arg(i), out);
+    } else {
+      out.push_back(e);
+    }
+  }
+  static void conjuncts(const z3::expr& e, std::unordered_set<unsigned>& ids) {
+    std::vector<z3::expr> parts;
+    flatten(e, parts);
+    for (const auto& p : parts) ids.insert(p.id());
   }
 
   z3::check_result check(z3::solver& s, const z3::expr& goal) {
