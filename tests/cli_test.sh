@@ -198,6 +198,20 @@ contains "$T/out" '"found": false' "diff --reach never claims an unreached diffe
 expect 0 "diff --reach equivalent" -- "$B" diff deadline --from v6.18 --to prio-5.16 --function dispatch_choice --reach
 contains "$T/out" "reach: not run (the two variants decide the same" "diff --reach runs no search for an equivalent pair"
 expect 2 "diff --reach bad max-states" -- "$B" diff deadline --from head-request --to v6.18 --reach --max-states 0; one_line_error "diff --reach bad max-states"
+
+# prove: k-induction over the inflight model's steps (tags is covered by prove_test)
+expect 0 "prove inflight proved" -- "$B" prove inflight -v percpu -p submitters=6 -p cpus=4 --prop quiescent-exact-part
+contains "$T/out" "proved by k-induction with k = 1, lemmas well-formed, counters-sum, quiescent-sum" "prove inflight names k and lemmas"
+expect 1 "prove inflight violated" -- "$B" prove inflight -v percpu --prop never-negative --trace-out "$T/neg.json"
+contains "$T/out" "VIOLATED: a path of 5 steps" "prove inflight finds the shortest path"
+expect 0 "prove inflight trace replays" -- "$B" replay "$T/neg.json"
+contains "$T/out" "reproduced: never-negative is violated" "prove inflight trace reproduces"
+expect 3 "prove inflight without lemmas" -- "$B" prove inflight -v legacy-atomic --prop quiescent-exact-part --no-lemmas --k-max 1
+contains "$T/out" "counterexample to induction" "prove inflight prints the CTI"
+contains "$T/out" "s0 is NOT reachable in the explorer" "prove inflight says whether the CTI is reachable"
+expect 2 "prove inflight target beyond parts" -- "$B" prove inflight -v percpu -p target=5; one_line_error "prove inflight target beyond parts"
+expect 2 "prove inflight absurd submitters" -- "$B" prove inflight -v percpu -p submitters=100000; one_line_error "prove inflight absurd submitters"
+expect 2 "prove model without symbolic semantics" -- "$B" prove sbitmap -v c854ab5773be; one_line_error "prove sbitmap"
 expect 2 "diff --trace-out without --reach" -- "$B" diff deadline --from head-request --to v6.18 --trace-out "$T/x.json"; one_line_error "diff --trace-out without --reach"
 
 echo "cli: $pass passed, $fail failed"
