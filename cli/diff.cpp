@@ -276,6 +276,17 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
     throw UsageError(
         fmt::format("diff: model {} has no decision function '{}' (valid: {})", model, function, valid));
   }
+  // Without --function: the functions defined for both variants (inflight's
+  // walk and counter functions belong to different variant families).
+  if (function.empty()) {
+    auto has = [](const DecisionFn* f, const std::string& v) {
+      return std::find(f->variants.begin(), f->variants.end(), v) != f->variants.end();
+    };
+    std::vector<const DecisionFn*> both;
+    for (const DecisionFn* f : chosen)
+      if (has(f, from) && has(f, to)) both.push_back(f);
+    if (!both.empty()) chosen = both;  // else variant_of names the valid variants
+  }
   if (reach.enabled && reach.max_states == 0)
     throw UsageError("diff: --max-states must be at least 1");
   if (!reach.enabled && (!reach.trace_out.empty() || !reach.params.empty()))

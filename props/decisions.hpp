@@ -14,6 +14,9 @@ std::vector<DecisionFn> bfq_decisions();
 std::vector<DecisionFn> cfq_decisions();
 std::vector<DecisionFn> deadline_decisions();
 }
+namespace inflight {
+std::vector<DecisionFn> inflight_decisions();
+}
 
 // The decision functions of a model; throws UsageError when it has none.
 const std::vector<DecisionFn>& decision_functions(const std::string& model);

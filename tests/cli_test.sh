@@ -184,6 +184,9 @@ contains "$T/out" "v6.18 decides READ fifo head and head-request decides READ lo
 expect 0 "diff deadline 5.16" -- "$B" diff deadline --from v6.18 --to prio-5.16 --function dispatch_choice --json
 contains "$T/out" '"equivalent": true' "diff proves 5.16's choice equal"
 expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
+expect 1 "diff inflight counters" -- "$B" diff inflight --from percpu --to 7be835694dae
+contains "$T/out" "rq_part != 0 & counter == 0" "diff inflight names 7be835694dae's part0 change"
+expect 2 "diff inflight across families" -- "$B" diff inflight --from percpu --to b0d97557ebfc; one_line_error "diff inflight across families"
 expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"
 expect 2 "diff unknown function" -- "$B" diff bfq --from v4.13 --to refactor --function nope; one_line_error "diff unknown function"
 # --reach: the explorer's shortest trace to a differing decision (shadow property), replayable

@@ -15,7 +15,7 @@ using namespace blkmc;
 
 namespace {
 
-const std::vector<std::string> kModels = {"bfq", "cfq", "deadline"};
+const std::vector<std::string> kModels = {"bfq", "cfq", "deadline", "inflight"};
 
 // A random input inside the function's ranges.
 std::vector<int> random_input(const DecisionFn& f) {
