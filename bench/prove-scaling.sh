@@ -20,25 +20,35 @@ prove() {  # model variant prop params... -> "verdict k seconds"
     echo "error - -"
 }
 
+check() {  # model variant prop params... -> "verdict states seconds" of a BFS check
+  local m=$1 v=$2 p=$3; shift 3
+  local args=()
+  for kv in "$@"; do args+=(-p "$kv"); done
+  "$BLKMC" check "$m" -v "$v" --prop "$p" "${args[@]}" --bfs -q --json --time "$ET" 2>/dev/null |
+    python3 -c 'import json,sys; r=json.load(sys.stdin); v=r["properties"][0]["verdict"]; print(v if r["stop"]=="complete" or v=="violated" else "incomplete", r["stats"]["states"], "%.3f" % r["stats"]["seconds"])' 2>/dev/null ||
+    echo "error - -"
+}
+
+ratio() {  # explorer seconds, proof seconds -> their ratio (or "-")
+  if [ "$1" != "-" ] && [ "$2" != "-" ]; then
+    python3 -c "print('%.2f' % ($1 / max($2, 1e-6)))"
+  else
+    echo "-"
+  fi
+}
+
 explore() {  # variant prop ntags nsub -> "verdict states seconds" (or "- - -")
   local v=$1 p=$2 n=$3 s=$4
   if [ "$n" -gt 16 ] || [ "$s" -gt 8 ]; then echo "- - -"; return; fi
-  "$BLKMC" check tags -v "$v" --prop "$p" -p ntags="$n" -p submitters="$s" -p rounds=1 -p pool=0 \
-    --bfs -q --json --time "$ET" 2>/dev/null |
-    python3 -c 'import json,sys; r=json.load(sys.stdin); v=r["properties"][0]["verdict"]; print(v if r["stop"]=="complete" or v=="violated" else "incomplete", r["stats"]["states"], "%.3f" % r["stats"]["seconds"])' 2>/dev/null ||
-    echo "error - -"
+  check tags "$v" "$p" ntags="$n" submitters="$s" rounds=1 pool=0
 }
 
 row() {  # variant prop ntags nsub
   local v=$1 p=$2 n=$3 s=$4
   read -r pv pk ps <<<"$(prove tags "$v" "$p" ntags="$n" submitters="$s" rounds=1 pool=0)"
   read -r ev es et <<<"$(explore "$v" "$p" "$n" "$s")"
-  local ratio="-"
-  if [ "$et" != "-" ] && [ "$ps" != "-" ]; then
-    ratio=$(python3 -c "print('%.2f' % ($et / max($ps, 1e-6)))")
-  fi
   printf '%-10s %-16s %6s %4s | %-10s %3s %9s | %-10s %10s %9s | %8s\n' \
-    "$v" "$p" "$n" "$s" "$pv" "$pk" "$ps" "$ev" "$es" "$et" "$ratio"
+    "$v" "$p" "$n" "$s" "$pv" "$pk" "$ps" "$ev" "$es" "$et" "$(ratio "$et" "$ps")"
 }
 
 printf '%-10s %-16s %6s %4s | %-10s %3s %9s | %-10s %10s %9s | %8s\n' \
@@ -58,22 +68,15 @@ for n in 2 4 8 16; do row refcount count-owner-only "$n" 2; done
 explore_inflight() {  # variant prop nsub cpus -> "verdict states seconds" (or "- - -")
   local v=$1 p=$2 s=$3 c=$4
   if [ "$s" -gt 4 ] || [ "$c" -gt 3 ]; then echo "- - -"; return; fi
-  "$BLKMC" check inflight -v "$v" --prop "$p" -p submitters="$s" -p cpus="$c" -p rounds=1 -p reads=1 \
-    --bfs -q --json --time "$ET" 2>/dev/null |
-    python3 -c 'import json,sys; r=json.load(sys.stdin); v=r["properties"][0]["verdict"]; print(v if r["stop"]=="complete" or v=="violated" else "incomplete", r["stats"]["states"], "%.3f" % r["stats"]["seconds"])' 2>/dev/null ||
-    echo "error - -"
+  check inflight "$v" "$p" submitters="$s" cpus="$c" rounds=1 reads=1
 }
 
 irow() {  # variant prop nsub cpus
   local v=$1 p=$2 s=$3 c=$4
   read -r pv pk ps <<<"$(prove inflight "$v" "$p" submitters="$s" cpus="$c" rounds=1 reads=1)"
   read -r ev es et <<<"$(explore_inflight "$v" "$p" "$s" "$c")"
-  local ratio="-"
-  if [ "$et" != "-" ] && [ "$ps" != "-" ]; then
-    ratio=$(python3 -c "print('%.2f' % ($et / max($ps, 1e-6)))")
-  fi
   printf '%-13s %-21s %4s %4s | %-10s %3s %9s | %-10s %10s %9s | %8s\n' \
-    "$v" "$p" "$s" "$c" "$pv" "$pk" "$ps" "$ev" "$es" "$et" "$ratio"
+    "$v" "$p" "$s" "$c" "$pv" "$pk" "$ps" "$ev" "$es" "$et" "$(ratio "$et" "$ps")"
 }
 
 echo
