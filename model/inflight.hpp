@@ -53,16 +53,12 @@ class InflightModel {
   // submitters (2 bytes each) + counters ((parts + 1) x cpus) + reader (8 bytes)
   using State = ByteState<2 * kMaxSubmitters + (kMaxParts + 1) * kMaxCpus + 8>;
 
-  enum Variant : int { LegacyAtomic, TagWalkV1, TagWalkDouble, Bf0ddaba, B0d97557, Percpu, Be835694 };
-  enum Prop : int {
-    QuiescentExactPart,
-    QuiescentExactPart0,
-    LiveReadBounded,
-    NeverNegative,
-    QuiescentCountsQueued,
-    Deadlock,
-    Progress
-  };
+  // The variants and properties are inflight_logic.hpp's (one list for the
+  // explorer and the symbolic semantics).
+  using Variant = inflight::Variant;
+  using Prop = inflight::Prop;
+  using enum inflight::Variant;
+  using enum inflight::Prop;
   // Submitter program counter (the next step); also the Step::action of
   // submitter steps. SUBMIT: idle; DISPATCH: in the scheduler; COMPLETE:
   // started; FREE: completed, still holding its driver tag.
