@@ -23,7 +23,7 @@
 #include "device/tracefs.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/search.hpp"
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 #include "props/verdict.hpp"
 
 namespace blkmc {

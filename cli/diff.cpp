@@ -9,9 +9,10 @@
 #include "counterexamples/trace.hpp"
 #include "explorer/limits.hpp"
 #include "model/params.hpp"
-#include "model/registry.hpp"
+#include "app/registry.hpp"
+#include "props/diff.hpp"
 #include "model/sched/workload.hpp"
-#include "props/decisions.hpp"
+#include "app/registry.hpp"
 #include "props/verdict.hpp"
 
 namespace blkmc {

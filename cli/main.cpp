@@ -14,7 +14,7 @@
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
 #include "explorer/report.hpp"
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 using namespace blkmc;
 

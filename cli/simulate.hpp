@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 namespace blkmc {
 

@@ -14,8 +14,10 @@
 
 #include "cli/prove.hpp"
 #include "explorer/report.hpp"
-#include "model/registry.hpp"
-#include "props/decisions.hpp"
+#include "app/registry.hpp"
+#include "props/diff.hpp"
+#include "app/registry.hpp"
+#include "props/diff.hpp"
 
 namespace blkmc {
 

@@ -15,7 +15,7 @@
 #include <istream>
 #include <string>
 
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 namespace blkmc {
 

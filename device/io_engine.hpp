@@ -6,7 +6,7 @@
 // requests reach the block layer in plan order. io_uring may still punt a
 // request to an io-wq worker when the inline issue would block (a full tag
 // map), which can reorder one process's requests: the reason libaio is the
-// default (../shared/reference/real-devices.md).
+// default (docs/devices.md).
 #pragma once
 
 #include <cstddef>

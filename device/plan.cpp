@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/registry.hpp"
 #include "counterexamples/trace.hpp"
 
 namespace blkmc::device {
@@ -128,18 +129,9 @@ int find_request(const Plan& plan, std::uint64_t sector, int dir, const std::vec
   return -1;
 }
 
-std::string model_of_scheduler(const std::string& sched) {
-  if (sched == "mq-deadline" || sched == "deadline") return "deadline";
-  if (sched == "bfq") return "bfq";
-  if (sched == "none") return "none";
-  throw UsageError(fmt::format("scheduler '{}' has no model here (mq-deadline, bfq, none)", sched));
-}
+std::string model_of_scheduler(const std::string& sched) { return model_of_elevator(sched).info().name; }
 
-std::string scheduler_of_model(const std::string& model) {
-  if (model == "deadline") return "mq-deadline";
-  if (model == "bfq" || model == "none") return model;
-  throw UsageError(fmt::format("model '{}' is not a scheduler model a loop device runs", model));
-}
+std::string scheduler_of_model(const std::string& model) { return elevator_of_model(model); }
 
 Source load_source(const std::string& arg) {
   Source s;

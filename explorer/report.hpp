@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 namespace blkmc {
 

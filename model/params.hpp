@@ -4,19 +4,13 @@
 
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "model/model.hpp"
 
 namespace blkmc {
-
-// Bad input from the user (unknown name, out-of-range value, malformed
-// trace): reported as one line, exit code 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 using Params = std::map<std::string, int>;
 

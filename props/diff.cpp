@@ -22,18 +22,6 @@ z3::expr input_value(z3::context& c, const DecisionFn& f, std::size_t i, int v) 
   return f.bv_width ? c.bv_val(v, f.bv_width) : c.int_val(v);
 }
 
-z3::expr SymNames::operator()(const std::string& name, const z3::expr& def) {
-  for (const auto& [k, d] : named_)
-    if (k.decl().name().str() == name) {
-      if (z3::eq(d, def)) return k;  // the same definition in both variants
-      return (*this)(name + suffix_, def);
-    }
-  const z3::expr k = c_.constant(name.c_str(), def.get_sort());
-  named_.push_back({k, def});
-  defs_.push_back(k == def);
-  return k;
-}
-
 // The solver-side objects a result keeps for in_cube().
 class DiffSemantics {
  public:

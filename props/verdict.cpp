@@ -1,6 +1,6 @@
 #include "props/verdict.hpp"
 
-#include "model/params.hpp"
+#include "common/errors.hpp"
 
 namespace blkmc {
 

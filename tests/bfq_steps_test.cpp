@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/sched/bfq_decide.hpp"
+#include "model/sched/bfq/bfq_decide.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"

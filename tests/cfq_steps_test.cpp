@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/sched/cfq_decide.hpp"
+#include "model/sched/cfq/cfq_decide.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"

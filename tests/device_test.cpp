@@ -10,7 +10,7 @@
 #include "device/fio_export.hpp"
 #include "device/plan.hpp"
 #include "device/tracefs.hpp"
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 using namespace blkmc;
 using namespace blkmc::device;

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "model/params.hpp"
-#include "props/decisions.hpp"
-#include "props/z3_values.hpp"
+#include "app/registry.hpp"
+#include "props/diff.hpp"
+#include "model/z3_values.hpp"
 
 using namespace blkmc;
 

@@ -10,9 +10,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "explorer/adapter.hpp"
+#include "app/adapter.hpp"
 #include "explorer/search.hpp"
-#include "model/tags.hpp"
+#include "model/tags/tags.hpp"
 #include "tests/toy_model.hpp"
 
 using namespace blkmc;

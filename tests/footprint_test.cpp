@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model/tags.hpp"
+#include "model/tags/tags.hpp"
 #include "tests/commuting.hpp"
 
 using namespace blkmc;

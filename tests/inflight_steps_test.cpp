@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/inflight.hpp"
+#include "model/inflight/inflight.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/integrity.hpp"
+#include "model/integrity/integrity.hpp"
 #include "tests/model_steps.hpp"
 
 using namespace blkmc;

@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "explorer/adapter.hpp"
+#include "app/adapter.hpp"
 #include "explorer/search.hpp"
-#include "model/registry.hpp"
-#include "model/tags.hpp"
+#include "app/registry.hpp"
+#include "model/tags/tags.hpp"
 
 using namespace blkmc;
 

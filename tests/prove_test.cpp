@@ -1,5 +1,5 @@
 // blkmc prove: the symbolic semantics of the tags model (the templates of
-// model/tags_logic.hpp on z3::expr) against the explorer's (the same
+// model/tags/tags_logic.hpp on z3::expr) against the explorer's (the same
 // templates on the ByteState), and k-induction's verdicts against explore().
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
@@ -13,11 +13,11 @@
 #include <fmt/format.h>
 
 #include "cli/prove.hpp"
-#include "model/registry.hpp"
-#include "model/tags.hpp"
-#include "model/inflight.hpp"
-#include "model/inflight_symbolic.hpp"
-#include "model/tags_symbolic.hpp"
+#include "app/registry.hpp"
+#include "model/tags/tags.hpp"
+#include "model/inflight/inflight.hpp"
+#include "model/inflight/inflight_symbolic.hpp"
+#include "model/tags/tags_symbolic.hpp"
 
 using namespace blkmc;
 

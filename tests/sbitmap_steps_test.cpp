@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/sbitmap.hpp"
+#include "model/sbitmap/sbitmap.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 

@@ -19,7 +19,7 @@
 #include "cli/compare.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
-#include "explorer/adapter.hpp"
+#include "app/adapter.hpp"
 #include "explorer/report.hpp"
 #include "explorer/search.hpp"
 #include "tests/toy_model.hpp"

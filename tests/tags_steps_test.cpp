@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/tags.hpp"
+#include "model/tags/tags.hpp"
 #include "tests/model_steps.hpp"
 
 using namespace blkmc;

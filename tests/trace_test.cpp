@@ -1,4 +1,4 @@
-// Counterexample traces (counterexamples/trace.hpp, explorer/adapter.hpp):
+// Counterexample traces (counterexamples/trace.hpp, app/adapter.hpp):
 // file round trips, replay, malformed input (UsageError), traces that do not
 // fit the model (TraceMismatch), and the checked-in counterexamples.
 #include <doctest/doctest.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "counterexamples/trace.hpp"
-#include "model/registry.hpp"
+#include "app/registry.hpp"
 
 using namespace blkmc;
 using nlohmann::json;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "explorer/search.hpp"
-#include "model/workqueue.hpp"
+#include "model/workqueue/workqueue.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 

@@ -39,12 +39,13 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
-#include "model/sched/bfq.hpp"
-#include "model/sched/cfq.hpp"
-#include "model/sched/deadline.hpp"
+#include "model/sched/bfq/bfq.hpp"
+#include "model/sched/cfq/cfq.hpp"
+#include "model/sched/deadline/deadline.hpp"
+#include "model/sched/none/none.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
-#include "props/sched_props.hpp"
+#include "model/sched/sched_props.hpp"
 
 namespace blkmc::sched {
 

@@ -1,0 +1,106 @@
+#include "app/registry.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "app/adapter.hpp"
+#include "app/prove_driver.hpp"
+#include "model/inflight/inflight.hpp"
+#include "model/inflight/inflight_symbolic.hpp"
+#include "model/integrity/integrity.hpp"
+#include "model/sbitmap/sbitmap.hpp"
+#include "model/sched/bfq/bfq_symbolic.hpp"
+#include "model/sched/cfq/cfq_symbolic.hpp"
+#include "model/sched/deadline/deadline_symbolic.hpp"
+#include "model/sched/sched_model.hpp"
+#include "model/tags/tags.hpp"
+#include "model/tags/tags_symbolic.hpp"
+#include "model/workqueue/workqueue.hpp"
+
+namespace blkmc {
+
+namespace {
+
+// A family's decision functions, built once.
+template <std::vector<DecisionFn> (*F)()>
+const std::vector<DecisionFn>& once() {
+  static const std::vector<DecisionFn> v = F();
+  return v;
+}
+
+template <class P>
+const ProveDriver* driver() {
+  static const ProveDriverFor<P> d;
+  return &d;
+}
+
+// Names of the models for which pred(handle) holds, for error messages.
+template <class F>
+std::string names_where(F pred) {
+  std::vector<std::string> names;
+  for (const ModelHandle* m : all_models())
+    if (pred(*m)) names.push_back(m->info().name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+// One line per family: the model and what it offers.
+const std::vector<const ModelHandle*>& all_models() {
+  static const ModelAdapter<TagsModel> tags({.prove = driver<tags::Proof>()});
+  static const ModelAdapter<InflightModel> inflight(
+      {.decisions = once<inflight::inflight_decisions>, .prove = driver<inflight::Proof>()});
+  static const ModelAdapter<IntegrityModel> integrity;
+  static const ModelAdapter<WorkqueueModel> workqueue;
+  static const ModelAdapter<SbitmapModel> sbitmap;
+  static const ModelAdapter<sched::DeadlineModel> deadline(
+      {.decisions = once<sched::deadline_decisions>, .elevator = "mq-deadline"});
+  static const ModelAdapter<sched::NoneModel> none({.elevator = "none"});
+  static const ModelAdapter<sched::BfqModel> bfq(
+      {.decisions = once<sched::bfq_decisions>, .elevator = "bfq"});
+  static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>});
+  static const std::vector<const ModelHandle*> models{
+      &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};
+  return models;
+}
+
+const ModelHandle& find_model(const std::string& name) {
+  for (const ModelHandle* m : all_models())
+    if (m->info().name == name) return *m;
+  throw UsageError(fmt::format("unknown model '{}' (valid: {})", name,
+                               names_where([](const ModelHandle&) { return true; })));
+}
+
+const std::vector<DecisionFn>& decision_functions(const std::string& model) {
+  const ModelHandle& m = find_model(model);
+  if (!m.offers().decisions)
+    throw UsageError(fmt::format("diff: model {} has no decision functions registered ({} have)", model, names_where([](const ModelHandle& h) { return h.offers().decisions != nullptr; })));
+  return m.offers().decisions();
+}
+
+const ProveDriver& prove_driver(const std::string& model) {
+  const ModelHandle& m = find_model(model);
+  if (!m.offers().prove)
+    throw UsageError(fmt::format("prove: model '{}' has no symbolic semantics (provable: {})", model,
+                                 names_where([](const ModelHandle& h) { return h.offers().prove != nullptr; })));
+  return *m.offers().prove;
+}
+
+const ModelHandle& model_of_elevator(const std::string& elevator) {
+  for (const ModelHandle* m : all_models())
+    if (!m->offers().elevator.empty() && (m->offers().elevator == elevator || m->info().name == elevator))
+      return *m;
+  std::vector<std::string> names;
+  for (const ModelHandle* m : all_models())
+    if (!m->offers().elevator.empty()) names.push_back(m->offers().elevator);
+  throw UsageError(fmt::format("scheduler '{}' has no model here ({})", elevator, fmt::join(names, ", ")));
+}
+
+const std::string& elevator_of_model(const std::string& model) {
+  const ModelHandle& m = find_model(model);
+  if (m.offers().elevator.empty())
+    throw UsageError(fmt::format("model '{}' is not a scheduler model a loop device runs", model));
+  return m.offers().elevator;
+}
+
+}  // namespace blkmc

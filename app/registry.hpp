@@ -1,0 +1,83 @@
+// The models blkmc knows, behind one type-erased handle so the CLI, the suite
+// and the tests can name them at run time. Each handle is a ModelAdapter<M>
+// (explorer/adapter.hpp) over a concrete model class.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "counterexamples/trace.hpp"
+#include "explorer/search.hpp"
+#include "explorer/simulate.hpp"
+#include "model/decision.hpp"
+#include "model/model.hpp"
+#include "model/params.hpp"
+
+namespace blkmc {
+
+struct CheckOutcome {
+  struct Prop {
+    std::string name;  // NAME, or NAME<=K for a bounded maximize property
+    Verdict verdict = Verdict::Holds;
+    std::optional<Trace> trace;
+    // Maximize properties only (see PropOutcome in explorer/search.hpp).
+    std::optional<int> bound, value;
+    bool value_exact = false;
+  };
+  std::string model, variant;
+  Params params;
+  std::string search;
+  std::vector<Prop> props;
+  StopReason stop = StopReason::Complete;
+  Stats stats;
+};
+
+class ProveDriver;  // app/prove.hpp
+
+// What a family offers besides check, replay and simulate.
+struct Offers {
+  // Decision functions for `blkmc diff` (null: none).
+  const std::vector<DecisionFn>& (*decisions)() = nullptr;
+  // k-induction for `blkmc prove` (null: no symbolic semantics).
+  const ProveDriver* prove = nullptr;
+  // The kernel elevator `blkmc device` runs the model against, by its sysfs
+  // name ("": not a scheduler model).
+  std::string elevator;
+};
+
+class ModelHandle {
+ public:
+  explicit ModelHandle(Offers offers = {}) : offers_(std::move(offers)) {}
+  const Offers& offers() const { return offers_; }
+  virtual ~ModelHandle() = default;
+  virtual const ModelInfo& info() const = 0;
+  // props: property names (NAME<=K for a bounded maximize property); empty
+  // checks all. Throws UsageError on bad names.
+  virtual CheckOutcome check(const std::string& variant, const Params& params,
+                             const std::vector<std::string>& props,
+                             const SearchOptions& opt) const = 0;
+  // Throws UsageError (unknown names) or TraceMismatch (does not fit).
+  virtual ReplayResult replay(const Trace& t) const = 0;
+  // One run along a single schedule (explorer/simulate.hpp).
+  virtual SimOutcome simulate(const std::string& variant, const Params& params,
+                              const SimOptions& opt) const = 0;
+
+ private:
+  Offers offers_;
+};
+
+const std::vector<const ModelHandle*>& all_models();
+const ModelHandle& find_model(const std::string& name);  // throws UsageError
+
+// A family's offers, each throwing a one-line UsageError for a model that
+// does not offer it (naming the ones that do).
+const std::vector<DecisionFn>& decision_functions(const std::string& model);
+const ProveDriver& prove_driver(const std::string& model);
+// The model of a kernel elevator ("mq-deadline" -> "deadline"; a scheduler
+// model's own name is accepted too), and the elevator of a model.
+const ModelHandle& model_of_elevator(const std::string& elevator);
+const std::string& elevator_of_model(const std::string& model);
+
+}  // namespace blkmc

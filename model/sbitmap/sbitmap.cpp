@@ -1,0 +1,863 @@
+#include "model/sbitmap/sbitmap.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+namespace {
+// Task program counters by name, indexed by SbitmapModel::Pc.
+const char* const kPcNames[] = {"get",      "dclear",     "andnot",  "prepare", "schedule",
+                                "finish",   "finish-got", "put",     "wake-ptr", "wake-dec",
+                                "wake-check", "wake-cmpxchg", "wake-up-nr", "wake-inc",
+                                "wake-set", "wake-active", "wake-add", "wake-cmp", "wake-xchg",
+                                "wake-scan", "done"};
+static_assert(sizeof(kPcNames) / sizeof(kPcNames[0]) == SbitmapModel::kNumPc);
+
+const char* const kClearNames[] = {
+    "clear_bit in the word (before ea86ea2cdced)",
+    "deferred cleared mask, sbitmap_deferred_clear under swap_lock (ea86ea2cdced, 5.0)",
+    "deferred cleared mask, lockless xchg + andnot (661d4f55a794 removed swap_lock)",
+    "deferred cleared mask under swap_lock, re-checking the word (72d04bdcf3f7, 6.11)"};
+
+std::string bits_string(unsigned v, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (v >> i) & 1 ? '1' : '0';
+  return out;
+}
+}  // namespace
+
+const ModelInfo& SbitmapModel::static_info() {
+  static const ModelInfo info{
+      "sbitmap",
+      "sbitmap_queue wake-ups for blk-mq tags: tasks that free tags (wakers) against tasks "
+      "sleeping for one (lost wake-ups = I/O hangs)",
+      {
+          {"tags", 2, 1, kMaxTags, "tags in the bitmap (one sbitmap word)"},
+          {"tasks", 3, 1, kMaxTasks, "tasks that allocate and free tags"},
+          {"rounds", 1, 1, kMaxRounds, "get-tag / put-tag cycles per task"},
+          {"nr_ws", 2, 1, kMaxWs, "wait queues (SBQ_WAIT_QUEUES, 8 in the kernel)"},
+          {"batch", 0, 0, 8,
+           "wake_batch; 0: clamp(tags / nr_ws, 1, 8), the kernel's rule with nr_ws queues"},
+          {"clear", -1, -1, 3,
+           "-1: the variant's kernel; 0: clear_bit; 1: deferred cleared mask under swap_lock "
+           "(5.0); 2: lockless deferred clear (5.7..6.10); 3: 72d04bdcf3f7's locked re-check"},
+          {"irq", 0, 0, 1,
+           "1: a put may run as an interrupt on the CPU of a task inside its wake-up path"},
+      },
+      {
+          {"pre-c854ab5773be", "4e5dff41be7b..c854ab5773be^ (4.17)",
+           "sbq_wake_up: at wait_cnt <= 0 cmpxchg(wait_cnt, c, c + batch), then every caller "
+           "advances wake_index and wakes a batch (concurrent wakers drive wait_cnt down, "
+           "advance the index twice, wake on an emptied queue)",
+           "commit c854ab5773be (message); lib/sbitmap.c before it"},
+          {"c854ab5773be", "c854ab5773be (4.18..6.0)",
+           "\"sbitmap: fix race in wait batch accounting\": reset wait_cnt to batch by cmpxchg; "
+           "the winner advances wake_index and wakes, the loser retries (still: decrements on "
+           "an emptied queue and a double index advance, 040b83fcecfb)",
+           "commit c854ab5773be; lib/sbitmap.c __sbq_wake_up 4.18..6.0"},
+          {"040b83fcecfb", "040b83fcecfb (6.1-rc1)",
+           "\"sbitmap: fix possible io hung due to lost wakeup\": wake first, then advance "
+           "wake_index, then atomic_set(wait_cnt, batch); retry when wait_cnt < 0 or the queue "
+           "is empty (leaves wait_cnt at 0 when the queue emptied, 48c033314f37)",
+           "commit 040b83fcecfb; lib/sbitmap.c at 040b83fcecfb"},
+          {"48c033314f37", "48c033314f37 on 4acb83417cad (6.1-rc3..rc7)",
+           "\"sbitmap: Avoid leaving waitqueue in invalid state in __sbq_wake_up()\": reset "
+           "wait_cnt even if nobody was woken; with 4acb83417cad's conditional decrement a "
+           "waker retries while wait_cnt is 0 (spins under an interrupt, 30514bd2dd4e)",
+           "commits 48c033314f37, 4acb83417cad; lib/sbitmap.c 6.1 without 30514bd2dd4e"},
+          {"30514bd2dd4e", "30514bd2dd4e (6.1)",
+           "\"sbitmap: fix lockup while swapping\": sbq_wake_ptr skips a queue whose wait_cnt "
+           "is 0 (its own message: can lose wake-ups, e.g. with one waiting queue)",
+           "commit 30514bd2dd4e; lib/sbitmap.c v6.1"},
+          {"4f8126bb2308", "4f8126bb2308 (6.2-rc as merged)",
+           "\"sbitmap: Use single per-bitmap counting to wake up queued tags\": completion_cnt "
+           "/ wakeup_cnt; the queue chosen by sbq_wake_ptr can empty before wake_up_nr (Jan "
+           "Kara, fixed by 26edb30dd1c0)",
+           "commit 4f8126bb2308; review of the patch; 976570b4ecd3 and 26edb30dd1c0 diffs"},
+          {"26edb30dd1c0", "976570b4ecd3 + ee7dc86b6d3e + 26edb30dd1c0 (6.2)",
+           "\"sbitmap: Try each queue to wake up at least one waiter\": scan every queue from "
+           "wake_index until one wakes somebody (a batch may wake only one waiter, "
+           "106397376c03)",
+           "commits 976570b4ecd3, 26edb30dd1c0"},
+          {"106397376c03", "106397376c03 (6.5..6.10) = pre-72d04bdcf3f7",
+           "\"sbitmap: fix batching wakeup\": keep scanning until a whole batch is woken (still: "
+           "lockless sbitmap_deferred_clear, 72d04bdcf3f7)",
+           "commit 106397376c03; lib/sbitmap.c 6.5"},
+          {"72d04bdcf3f7", "72d04bdcf3f7 (6.11)",
+           "\"sbitmap: fix io hung due to race on sbitmap_word::cleared\": swap_lock around "
+           "sbitmap_deferred_clear, which retries when the word has free bits",
+           "commit 72d04bdcf3f7 (stable 6.10 backport)"},
+      },
+      {
+          {"no-lost-wakeup", PropKind::Progress,
+           "every task completes all its rounds from every reachable state: no task sleeps "
+           "with no wake-up left to reach it, no waker busy-loops"},
+          {"deadlock", PropKind::Deadlock,
+           "some step is enabled while a task has not finished (a sleeper no step can wake)"},
+          {"wait-cnt-reset", PropKind::Invariant,
+           "before 6.2: whenever no waker is between its decrement of a wait_cnt and the end of "
+           "its reset, every wait_cnt is at least 1 (c854ab5773be: driven to 0 or below; "
+           "48c033314f37: left at 0)"},
+          {"no-wasted-wakeup", PropKind::Invariant,
+           "a waker that completed a batch wakes at least one task whenever tasks wait on some "
+           "queue (040b83fcecfb: a second index advance wakes an emptied queue; 26edb30dd1c0: "
+           "the chosen queue emptied before wake_up_nr)"},
+      },
+      {"get", "dclear", "andnot", "prepare", "schedule", "finish", "finish-got", "put",
+       "wake-ptr", "wake-dec", "wake-check", "wake-cmpxchg", "wake-up-nr", "wake-inc", "wake-set",
+       "wake-active", "wake-add", "wake-cmp", "wake-xchg", "wake-scan", "done"},
+  };
+  return info;
+}
+
+int SbitmapModel::default_clear(int variant) {
+  if (variant <= C854) return ClearBit;
+  if (variant == Y72d04b) return DeferredRecheck;
+  return DeferredLockless;
+}
+
+SbitmapModel::SbitmapModel(int variant, const Params& p)
+    : variant_(variant),
+      ntags_(p.at("tags")),
+      ntasks_(p.at("tasks")),
+      rounds_(p.at("rounds")),
+      nws_(p.at("nr_ws")),
+      batch_(p.at("batch")),
+      clear_(p.at("clear")),
+      irq_(p.at("irq") != 0) {
+  if (variant < PreC854 || variant > Y72d04b) throw UsageError("sbitmap: bad variant index");
+  if (batch_ == 0) batch_ = std::clamp(ntags_ / nws_, 1, 8);
+  if (clear_ < 0) clear_ = default_clear(variant);
+  if (ntasks_ * rounds_ > 60) throw UsageError("sbitmap: tasks x rounds must stay below 60");
+  off_list_ = 8 + std::size_t(nws_);
+  off_task_ = off_list_ + std::size_t(nws_ * ntasks_);
+  nbytes_ = off_task_ + std::size_t(kTaskBytes * ntasks_);
+}
+
+SbitmapModel::State SbitmapModel::initial() const {
+  State s{};
+  for (int q = 0; q < nws_; ++q) set_wait_cnt(s, q, batch_);
+  return s;  // every task at GET, phase 0, round 0
+}
+
+int SbitmapModel::list_len(const State& s, int q) const {
+  int n = 0;
+  while (n < ntasks_ && list_at(s, q, n)) ++n;
+  return n;
+}
+
+bool SbitmapModel::on_list(const State& s, int task) const {
+  for (int q = 0; q < nws_; ++q)
+    for (int i = 0; i < ntasks_; ++i)
+      if (list_at(s, q, i) == task + 1) return true;
+  return false;
+}
+
+int SbitmapModel::waiters(const State& s) const {
+  int n = 0;
+  for (int q = 0; q < nws_; ++q) n += list_len(s, q);
+  return n;
+}
+
+int SbitmapModel::ws_active(const State& s) const {
+  int n = 0;
+  for (int t = 0; t < ntasks_; ++t) n += prepared(s, t);
+  return n;
+}
+
+void SbitmapModel::list_remove(State& s, int q, int task) const {
+  std::uint8_t* l = &s.b[off_list_ + std::size_t(q * ntasks_)];
+  int j = 0;
+  for (int i = 0; i < ntasks_; ++i)
+    if (l[i] != task + 1) l[j++] = l[i];
+  while (j < ntasks_) l[j++] = 0;
+}
+
+int SbitmapModel::wake_list(State& s, int q, int n) const {
+  int woke = 0;
+  while (woke < n && waitqueue_active(s, q)) {
+    const int t = list_at(s, q, 0) - 1;
+    list_remove(s, q, t);
+    flags(s, t) |= kWoken;
+    ++woke;
+  }
+  return woke;
+}
+
+std::string SbitmapModel::ws_name(int q) const { return fmt::format("ws[{}]", q); }
+
+// sbq_wake_ptr: the first queue with waiters from wake_index on (30514bd2dd4e:
+// whose wait_cnt is also not 0); -1 when none.
+int SbitmapModel::find_wake_ptr(const State& s, bool skip_zero) const {
+  if (!ws_active(s)) return -1;
+  int idx = wake_index(s);
+  for (int i = 0; i < nws_; ++i) {
+    if (waitqueue_active(s, idx) && (!skip_zero || wait_cnt(s, idx) != 0)) return idx;
+    idx = (idx + 1) % nws_;
+  }
+  return -1;
+}
+
+// bt_wait_ptr -> sbq_wait_ptr: ws[wait_index], then advance wait_index.
+void SbitmapModel::bt_wait_ptr(State& s, int t) const {
+  ws(s, t) = wait_index(s);
+  wait_index(s) = std::uint8_t((wait_index(s) + 1) % nws_);
+}
+
+// Where blk_mq_get_tag goes after one __blk_mq_get_tag.
+void SbitmapModel::try_result(State& s, int t, bool got, std::string* text) const {
+  const int ph = phase(s, t);
+  flags(s, t) &= std::uint8_t(~kPhaseMask);
+  if (got) {
+    if (ph < 2) ws(s, t) = 0;  // sbitmap_finish_wait after the loop has nothing to do
+    pc(s, t) = ph == 2 ? FINISH_GOT : PUT;
+    if (text) *text += fmt::format(": got tag {}", static_cast<int>(tag(s, t)));
+    return;
+  }
+  if (ph == 0) {
+    bt_wait_ptr(s, t);
+    flags(s, t) |= 1;
+    pc(s, t) = GET;
+    if (text)
+      *text += fmt::format(": no tag; bt_wait_ptr gives {}, run the queue and retry",
+                           ws_name(ws(s, t)));
+  } else if (ph == 1) {
+    pc(s, t) = PREPARE;
+    if (text) *text += ": no tag";
+  } else {
+    pc(s, t) = SCHEDULE;
+    if (text) *text += woken(s, t) ? ": no tag (already woken)" : ": no tag, will sleep";
+  }
+}
+
+// __sbitmap_queue_get. With clear=0 the whole allocation; otherwise
+// __sbitmap_get_word, falling back to sbitmap_deferred_clear.
+void SbitmapModel::sbitmap_get(State& s, int t, std::string* text) const {
+  static const char* const kWhich[] = {"", " (loop top)", " (after prepare_to_wait)"};
+  if (text)
+    *text = fmt::format("__sbitmap_get_word{}: word {}", kWhich[phase(s, t)],
+                        bits_string(word(s), ntags_));
+  const unsigned freebits = unsigned(~word(s)) & full_mask();
+  if (freebits) {
+    int b = 0;
+    while (!((freebits >> b) & 1)) ++b;
+    word(s) = std::uint8_t(word(s) | (1u << b));
+    tag(s, t) = std::uint8_t(b);
+    try_result(s, t, true, text);
+  } else if (clear_ == ClearBit) {
+    try_result(s, t, false, text);
+  } else {
+    pc(s, t) = DCLEAR;
+    if (text) *text += " full: try sbitmap_deferred_clear";
+  }
+}
+
+void SbitmapModel::sbitmap_deferred_clear(State& s, int t, std::string* text) const {
+  const std::uint8_t c = cleared(s);
+  if (text)
+    *text = fmt::format("sbitmap_deferred_clear{}: cleared {}",
+                        clear_ == DeferredLockless ? "" : " (swap_lock)", bits_string(c, ntags_));
+  if (c == 0) {
+    // 72d04bdcf3f7: under the lock, retry if the word has free bits.
+    if (clear_ == DeferredRecheck && (word(s) & full_mask()) != full_mask()) {
+      pc(s, t) = GET;
+      if (text)
+        *text += fmt::format(" is empty but word {} has free bits: retry",
+                             bits_string(word(s), ntags_));
+      return;
+    }
+    if (text)
+      *text += fmt::format(" is empty, word {}: allocation fails", bits_string(word(s), ntags_));
+    try_result(s, t, false, text);
+    return;
+  }
+  if (clear_ == DeferredLockless) {
+    mask(s, t) = c;  // mask = xchg(&map->cleared, 0); the andnot is the next step
+    cleared(s) = 0;
+    pc(s, t) = ANDNOT;
+    if (text) *text += fmt::format(": xchg takes {}, cleared = 0, word not yet updated",
+                                   bits_string(c, ntags_));
+    return;
+  }
+  word(s) = std::uint8_t(word(s) & ~c);
+  cleared(s) = 0;
+  pc(s, t) = GET;
+  if (text)
+    *text += fmt::format(": moved into the word, now {}; retry", bits_string(word(s), ntags_));
+}
+
+void SbitmapModel::deferred_clear_andnot(State& s, int t, std::string* text) const {
+  word(s) = std::uint8_t(word(s) & ~mask(s, t));
+  if (text)
+    *text = fmt::format("sbitmap_deferred_clear: atomic_long_andnot({}, word) -> word {}; retry",
+                        bits_string(mask(s, t), ntags_), bits_string(word(s), ntags_));
+  mask(s, t) = 0;
+  pc(s, t) = GET;
+}
+
+void SbitmapModel::sbitmap_prepare_to_wait(State& s, int t, std::string* text) const {
+  const int q = ws(s, t);
+  const bool first = !prepared(s, t);
+  flags(s, t) = std::uint8_t((flags(s, t) & ~(kPhaseMask | kWoken)) | kPrepared | 2);
+  std::uint8_t* l = &s.b[off_list_ + std::size_t(q * ntasks_)];
+  l[list_len(s, q)] = std::uint8_t(t + 1);
+  pc(s, t) = GET;
+  if (text)
+    *text = fmt::format("sbitmap_prepare_to_wait: {}queued on {} (exclusive, tail), ws_active {}",
+                        first ? "ws_active++, " : "", ws_name(q), ws_active(s));
+}
+
+void SbitmapModel::io_schedule(State& s, int t, std::string* text) const {
+  pc(s, t) = FINISH;
+  if (text) *text = "io_schedule returns: the task was woken";
+}
+
+void SbitmapModel::sbitmap_finish_wait(State& s, int t, bool got, std::string* text) const {
+  const int q = ws(s, t);
+  const bool was_on = on_list(s, t);
+  list_remove(s, q, t);
+  flags(s, t) &= std::uint8_t(~(kPrepared | kWoken | kPhaseMask));
+  if (text)
+    *text = fmt::format("sbitmap_finish_wait: {}ws_active-- (now {})",
+                        was_on ? fmt::format("leaves {} un-woken, ", ws_name(q)) : "",
+                        ws_active(s));
+  if (got) {
+    ws(s, t) = 0;
+    pc(s, t) = PUT;
+    return;
+  }
+  bt_wait_ptr(s, t);
+  flags(s, t) |= 1;
+  pc(s, t) = GET;
+  if (text) *text += fmt::format("; bt_wait_ptr gives {}, retry", ws_name(ws(s, t)));
+}
+
+void SbitmapModel::blk_mq_put_tag(State& s, int t, int victim, std::string* text) const {
+  const int b = tag(s, t);
+  if (clear_ == ClearBit) {
+    word(s) = std::uint8_t(word(s) & ~(1u << b));
+  } else {
+    cleared(s) = std::uint8_t(cleared(s) | (1u << b));
+  }
+  tag(s, t) = 0;
+  if (victim >= 0) set_irq(s, t, victim);
+  pc(s, t) = six_two() ? W_ACTIVE : W_PTR;
+  if (text)
+    *text = fmt::format("blk_mq_put_tag({}){}: {}", b,
+                        victim >= 0 ? fmt::format(" in an interrupt on task {}'s CPU", victim)
+                                    : std::string(),
+                        clear_ == ClearBit
+                            ? fmt::format("clear_bit -> word {}", bits_string(word(s), ntags_))
+                            : fmt::format("deferred: cleared {} (word {})",
+                                          bits_string(cleared(s), ntags_),
+                                          bits_string(word(s), ntags_)));
+}
+
+// __sbq_wake_up returned true: sbitmap_queue_wake_up calls it again.
+void SbitmapModel::waker_retry(State& s, int t) const {
+  wws(s, t) = 0;
+  set_cnt(s, t, 0);
+  pc(s, t) = W_PTR;
+}
+
+void SbitmapModel::waker_done(State& s, int t) const {
+  wws(s, t) = 0;
+  set_cnt(s, t, 0);
+  if (irq_owner(s) == t) s.b[4] = 0;
+  round(s, t) = std::uint8_t(round(s, t) + 1);
+  pc(s, t) = round(s, t) == rounds_ ? DONE : GET;
+}
+
+void SbitmapModel::sbq_wake_ptr(State& s, int t, std::string* text) const {
+  const int before = wake_index(s);
+  const int q = find_wake_ptr(s, variant_ == H30514);
+  if (text)
+    *text = fmt::format("sbq_wake_ptr from wake_index {}{}", before,
+                        variant_ == H30514 ? " (skipping wait_cnt 0)" : "");
+  if (q < 0) {
+    if (text) {
+      const int skipped = variant_ == H30514 ? find_wake_ptr(s, false) : -1;
+      *text += skipped >= 0
+                   ? fmt::format(": {} has {} waiting but wait_cnt 0, skipped; no queue to wake: "
+                                 "return (this free's wake-up is lost)",
+                                 ws_name(skipped), list_len(s, skipped))
+                   : std::string(": no queue to wake: return");
+    }
+    waker_done(s, t);
+    return;
+  }
+  wake_index(s) = std::uint8_t(q);
+  wws(s, t) = std::uint8_t(q + 1);
+  pc(s, t) = variant_ == K4f8126 ? W_XCHG : W_DEC;
+  if (text)
+    *text += fmt::format(" -> {} ({} waiting{})", ws_name(q), list_len(s, q),
+                         six_two() ? std::string()
+                                   : fmt::format(", wait_cnt {}", wait_cnt(s, q)));
+}
+
+void SbitmapModel::wait_cnt_dec(State& s, int t, std::string* text) const {
+  const int q = wws(s, t) - 1;
+  const int cur = wait_cnt(s, q);
+  if (variant_ == J48c033 || variant_ == H30514) {
+    // 4acb83417cad: cur = read; if (cur == 0) return true; try_cmpxchg(cur, cur - 1)
+    if (cur == 0) {
+      if (text) {
+        *text = fmt::format("__sbq_wake_up: {}->wait_cnt is 0: return true, call again",
+                            ws_name(q));
+        const int v = irq_victim(s);
+        if (irq_owner(s) == t && v >= 0 && resetting(s, v) && wws(s, v) == wws(s, t))
+          *text += fmt::format(" (only task {}, interrupted on this CPU, would reset it)", v);
+      }
+      waker_retry(s, t);
+      return;
+    }
+    set_wait_cnt(s, q, cur - 1);
+    set_cnt(s, t, cur - 1);
+    pc(s, t) = W_CHECK;
+    if (text)
+      *text = fmt::format("__sbq_wake_up: try_cmpxchg {}->wait_cnt {} -> {}", ws_name(q), cur,
+                          cur - 1);
+    return;
+  }
+  const int c = std::max(cur - 1, wait_cnt_floor());
+  set_wait_cnt(s, q, c);
+  set_cnt(s, t, c);
+  if (text)
+    *text = fmt::format("atomic_dec_return(&{}->wait_cnt) = {}{}", ws_name(q), c,
+                        cur - 1 < wait_cnt_floor() ? " (saturated)" : "");
+  if (variant_ == PreC854 || variant_ == C854) {
+    if (c > 0) {
+      if (text) *text += " > 0: return";
+      waker_done(s, t);
+    } else {
+      pc(s, t) = W_CMPXCHG;
+    }
+    return;
+  }
+  pc(s, t) = W_CHECK;  // 040b83fcecfb
+}
+
+void SbitmapModel::wait_cnt_check(State& s, int t, std::string* text) const {
+  const int q = wws(s, t) - 1, c = cnt(s, t);
+  const bool active = waitqueue_active(s, q);
+  if (text)
+    *text = fmt::format("__sbq_wake_up: wait_cnt {}, {} {}", c, ws_name(q),
+                        active ? "has waiters" : "is empty");
+  if (variant_ == Y040b83) {
+    if (c < 0 || !active) {
+      if (text) *text += ": return true, call again";
+      waker_retry(s, t);
+    } else if (c > 0) {
+      if (text) *text += ": return";
+      waker_done(s, t);
+    } else {
+      pc(s, t) = W_WAKE;
+      if (text) *text += ": this caller wakes the batch";
+    }
+    return;
+  }
+  // 48c033314f37 and 30514bd2dd4e (on 4acb83417cad: c >= 0).
+  if (c > 0) {
+    if (active) {
+      if (text) *text += ": return";
+      waker_done(s, t);
+    } else {
+      if (text) *text += ": decremented an empty queue, return true, call again";
+      waker_retry(s, t);
+    }
+    return;
+  }
+  // wait_cnt == 0: this caller resets it; *nr is now 0, so even `ret` (the
+  // queue was empty) ends the loop: __sbq_wake_up(nr = 0) returns false.
+  pc(s, t) = W_WAKE;
+  if (text) *text += ": this caller wakes and must reset wait_cnt";
+}
+
+void SbitmapModel::wait_cnt_cmpxchg(State& s, int t, std::string* text) const {
+  const int q = wws(s, t) - 1, c = cnt(s, t), cur = wait_cnt(s, q);
+  const int want = variant_ == PreC854 ? c + batch_ : batch_;
+  const bool ok = cur == c;
+  if (ok) set_wait_cnt(s, q, want);
+  if (text)
+    *text = fmt::format("atomic_cmpxchg(&{}->wait_cnt, {}, {}) {} (wait_cnt was {})", ws_name(q),
+                        c, want, ok ? "succeeds" : "fails", cur);
+  if (variant_ == PreC854 || ok) {
+    pc(s, t) = W_INC;
+    if (text && variant_ == PreC854 && !ok) *text += "; advances and wakes anyway";
+    return;
+  }
+  if (text) *text += ": return true, call again";
+  waker_retry(s, t);
+}
+
+void SbitmapModel::wake_up_nr(State& s, int t, std::string* text) const {
+  const int q = wws(s, t) - 1;
+  std::string who;
+  for (int i = 0; i < std::min(batch_, list_len(s, q)); ++i)
+    who += fmt::format("{}task {}", i ? ", " : "", list_at(s, q, i) - 1);
+  const int elsewhere = waiters(s);
+  const int n = wake_list(s, q, batch_);
+  if (n == 0 && elsewhere > 0) ghost(s) |= kWasted;
+  if (text)
+    *text = fmt::format("wake_up_nr(&{}->wait, {}) wakes {}", ws_name(q), batch_,
+                        n ? who
+                        : elsewhere
+                            ? fmt::format("nobody: the queue is empty while {} task{} wait{} on "
+                                          "another queue: the batch is wasted",
+                                          elsewhere, elsewhere > 1 ? "s" : "",
+                                          elsewhere > 1 ? "" : "s")
+                            : std::string("nobody: the queue is empty"));
+  if (variant_ == PreC854 || variant_ == C854 || variant_ == K4f8126) {
+    waker_done(s, t);
+  } else {
+    pc(s, t) = W_INC;
+  }
+}
+
+void SbitmapModel::sbq_index_atomic_inc(State& s, int t, std::string* text) const {
+  const int before = wake_index(s);
+  wake_index(s) = std::uint8_t((before + 1) % nws_);
+  if (text)
+    *text = fmt::format("sbq_index_atomic_inc: wake_index {} -> {}", before,
+                        static_cast<int>(wake_index(s)));
+  pc(s, t) = (variant_ == PreC854 || variant_ == C854) ? W_WAKE : W_SET;
+}
+
+void SbitmapModel::wait_cnt_set(State& s, int t, std::string* text) const {
+  const int q = wws(s, t) - 1;
+  set_wait_cnt(s, q, batch_);
+  if (text) *text = fmt::format("atomic_set(&{}->wait_cnt, {})", ws_name(q), batch_);
+  waker_done(s, t);
+}
+
+void SbitmapModel::ws_active_check(State& s, int t, std::string* text) const {
+  const int a = ws_active(s);
+  if (text) *text = fmt::format("sbitmap_queue_wake_up: ws_active {}", a);
+  if (!a) {
+    if (text) *text += ": nobody waits, the completion is not counted";
+    waker_done(s, t);
+    return;
+  }
+  pc(s, t) = W_ADD;
+}
+
+void SbitmapModel::completion_add(State& s, int t, std::string* text) const {
+  completion_cnt(s) = std::uint8_t(completion_cnt(s) + 1);
+  set_cnt(s, t, wakeup_cnt(s));
+  pc(s, t) = W_CMP;
+  if (text)
+    *text = fmt::format("atomic_add(1, &completion_cnt) -> {}; wakeups = wakeup_cnt = {}",
+                        static_cast<int>(completion_cnt(s)), cnt(s, t));
+}
+
+void SbitmapModel::completion_cmp(State& s, int t, std::string* text) const {
+  const int d = completion_cnt(s) - cnt(s, t);
+  if (text)
+    *text = fmt::format("completion_cnt {} - wakeups {} = {} {} wake_batch {}",
+                        static_cast<int>(completion_cnt(s)), cnt(s, t), d,
+                        d < batch_ ? "<" : ">=", batch_);
+  if (d < batch_) {
+    if (text) *text += ": return";
+    waker_done(s, t);
+    return;
+  }
+  pc(s, t) = (variant_ == K4f8126 && wws(s, t) == 0) ? W_PTR : W_XCHG;
+}
+
+void SbitmapModel::wakeup_cmpxchg(State& s, int t, std::string* text) const {
+  const int w = cnt(s, t), cur = wakeup_cnt(s);
+  if (cur == w) {
+    wakeup_cnt(s) = std::uint8_t(w + batch_);
+    pc(s, t) = variant_ == K4f8126 ? W_WAKE : W_SCAN;
+    if (text)
+      *text = fmt::format("atomic_try_cmpxchg(&wakeup_cnt, {}, {}) succeeds: this caller wakes "
+                          "a batch",
+                          w, w + batch_);
+    return;
+  }
+  set_cnt(s, t, cur);
+  pc(s, t) = W_CMP;
+  if (text)
+    *text = fmt::format("atomic_try_cmpxchg(&wakeup_cnt, {}, ...) fails: wakeups = {}", w, cur);
+}
+
+// __sbitmap_queue_wake_up(sbq, wake_batch), 26edb30dd1c0 / 106397376c03.
+void SbitmapModel::sbitmap_queue_wake_scan(State& s, int t, std::string* text) const {
+  if (text) *text = "__sbitmap_queue_wake_up";
+  if (!ws_active(s)) {
+    if (text) *text += ": ws_active 0, return";
+    waker_done(s, t);
+    return;
+  }
+  int idx = wake_index(s), nr = batch_;
+  const int before = waiters(s);
+  std::string woke;
+  for (int i = 0; i < nws_; ++i) {
+    const int q = idx;
+    idx = (idx + 1) % nws_;
+    if (!waitqueue_active(s, q)) continue;
+    std::vector<int> who;
+    for (int k = 0; k < std::min(nr, list_len(s, q)); ++k) who.push_back(list_at(s, q, k) - 1);
+    const int n = wake_list(s, q, nr);
+    for (int w : who) woke += fmt::format("{}task {} on {}", woke.empty() ? "" : ", ", w, ws_name(q));
+    if (variant_ == K26edb30) {
+      if (n) break;
+    } else {
+      if (n == nr) break;
+      nr -= n;
+    }
+  }
+  if (woke.empty() && before > 0) ghost(s) |= kWasted;
+  if (text)
+    *text += fmt::format(" from wake_index {} (batch {}): wakes {}; wake_index = {}",
+                         static_cast<int>(wake_index(s)), batch_,
+                         woke.empty() ? std::string("nobody") : woke, idx);
+  wake_index(s) = std::uint8_t(idx);
+  waker_done(s, t);
+}
+
+void SbitmapModel::exec(State& s, const Step& st, std::string* text) const {
+  const int t = st.actor;
+  switch (st.action) {
+    case GET: sbitmap_get(s, t, text); break;
+    case DCLEAR: sbitmap_deferred_clear(s, t, text); break;
+    case ANDNOT: deferred_clear_andnot(s, t, text); break;
+    case PREPARE: sbitmap_prepare_to_wait(s, t, text); break;
+    case SCHEDULE: io_schedule(s, t, text); break;
+    case FINISH: sbitmap_finish_wait(s, t, false, text); break;
+    case FINISH_GOT: sbitmap_finish_wait(s, t, true, text); break;
+    case PUT: blk_mq_put_tag(s, t, int(st.arg) - 1, text); break;
+    case W_PTR: sbq_wake_ptr(s, t, text); break;
+    case W_DEC: wait_cnt_dec(s, t, text); break;
+    case W_CHECK: wait_cnt_check(s, t, text); break;
+    case W_CMPXCHG: wait_cnt_cmpxchg(s, t, text); break;
+    case W_WAKE: wake_up_nr(s, t, text); break;
+    case W_INC: sbq_index_atomic_inc(s, t, text); break;
+    case W_SET: wait_cnt_set(s, t, text); break;
+    case W_ACTIVE: ws_active_check(s, t, text); break;
+    case W_ADD: completion_add(s, t, text); break;
+    case W_CMP: completion_cmp(s, t, text); break;
+    case W_XCHG: wakeup_cmpxchg(s, t, text); break;
+    case W_SCAN: sbitmap_queue_wake_scan(s, t, text); break;
+    default: break;
+  }
+}
+
+bool SbitmapModel::apply(const State& s, const Step& step, State& next) const {
+  return apply_step(*this, s, step, next);
+}
+
+bool SbitmapModel::finished(const State& s) const {
+  for (int t = 0; t < ntasks_; ++t)
+    if (pc(s, t) != DONE) return false;
+  return true;
+}
+
+// no-lost-wakeup and deadlock are decided by the explorer from the state
+// graph (Progress, Deadlock); the invariants read the state and its ghost.
+bool SbitmapModel::violates(int prop, const State& s) const {
+  switch (prop) {
+    case WaitCntReset: {
+      if (six_two()) return false;  // no wait_cnt from 6.2 on
+      for (int t = 0; t < ntasks_; ++t)
+        if (resetting(s, t)) return false;
+      for (int q = 0; q < nws_; ++q)
+        if (wait_cnt(s, q) < 1) return true;
+      return false;
+    }
+    case NoWastedWakeup:
+      return ghost(s) & kWasted;
+    default:
+      return false;
+  }
+}
+
+std::string SbitmapModel::actor_name(int actor) const { return fmt::format("task {}", actor); }
+
+std::string SbitmapModel::describe(const State& s, const Step& st) const {
+  State next = s;
+  std::string text;
+  exec(next, st, &text);
+  if (irq_owner(s) == st.actor && st.action != PUT) text = "[irq] " + text;
+  return text;
+}
+
+std::vector<std::string> SbitmapModel::variable_names() const {
+  std::vector<std::string> v{"word",       "cleared",        "wake_index", "wait_index", "irq",
+                             "ghost",      "completion_cnt", "wakeup_cnt", "ws_active"};
+  for (int q = 0; q < nws_; ++q) v.push_back(fmt::format("ws[{}].wait_cnt", q));
+  for (int q = 0; q < nws_; ++q) v.push_back(fmt::format("ws[{}].wait", q));
+  for (int t = 0; t < ntasks_; ++t) v.push_back(fmt::format("task{}", t));
+  return v;
+}
+
+// Conservative: what each step reads and writes. Every step reads `irq` (an
+// interrupt on a task's CPU disables it) and its own task.
+Footprint SbitmapModel::footprint(const State& s, const Step& st) const {
+  enum : int { Word, Cleared, WakeIndex, WaitIndex, Irq, Ghost, Completion, Wakeup, WsActive };
+  const int cnt0 = 9, list0 = 9 + nws_, task0 = 9 + 2 * nws_;
+  const int t = st.actor;
+  Footprint f;
+  f.reads.set(Irq).set(task0 + t);
+  f.writes.set(task0 + t);
+  auto all_lists = [&](std::bitset<Footprint::kMaxVars>& b) {
+    for (int q = 0; q < nws_; ++q) b.set(list0 + q);
+  };
+  auto all_tasks = [&](std::bitset<Footprint::kMaxVars>& b) {
+    for (int u = 0; u < ntasks_; ++u) b.set(task0 + u);
+  };
+  const int wq = wws(s, t) - 1;
+  switch (st.action) {
+    case GET:
+      f.reads.set(Word).set(WaitIndex);
+      f.writes.set(Word).set(WaitIndex);
+      break;
+    case DCLEAR:
+      f.reads.set(Word).set(Cleared).set(WaitIndex);
+      f.writes.set(Word).set(Cleared).set(WaitIndex);
+      break;
+    case ANDNOT:
+      f.reads.set(Word);
+      f.writes.set(Word);
+      break;
+    case PREPARE:
+      f.reads.set(list0 + ws(s, t)).set(WsActive);
+      f.writes.set(list0 + ws(s, t)).set(WsActive);
+      break;
+    case SCHEDULE:
+      break;
+    case FINISH:
+    case FINISH_GOT:
+      f.reads.set(list0 + ws(s, t)).set(WaitIndex).set(WsActive);
+      f.writes.set(list0 + ws(s, t)).set(WaitIndex).set(WsActive);
+      break;
+    case PUT:
+      f.reads.set(Word).set(Cleared);
+      f.writes.set(Word).set(Cleared);
+      if (st.arg) {
+        f.writes.set(Irq);
+        all_tasks(f.reads);  // the victim must be inside its wake-up path
+      }
+      break;
+    case W_PTR:
+      f.reads.set(WakeIndex).set(WsActive);
+      f.writes.set(WakeIndex);
+      all_lists(f.reads);
+      for (int q = 0; q < nws_; ++q) f.reads.set(cnt0 + q);
+      break;
+    case W_DEC:
+    case W_CMPXCHG:
+    case W_SET:
+      f.reads.set(cnt0 + wq);
+      f.writes.set(cnt0 + wq);
+      break;
+    case W_CHECK:
+      f.reads.set(list0 + wq);
+      break;
+    case W_WAKE:
+      all_lists(f.reads);  // are tasks waiting elsewhere (the ghost)
+      f.writes.set(list0 + wq).set(Ghost);
+      all_tasks(f.reads);
+      all_tasks(f.writes);  // the woken tasks' flags
+      break;
+    case W_INC:
+      f.reads.set(WakeIndex);
+      f.writes.set(WakeIndex);
+      break;
+    case W_ACTIVE:
+      f.reads.set(WsActive);
+      break;
+    case W_ADD:
+      f.reads.set(Completion).set(Wakeup);
+      f.writes.set(Completion);
+      break;
+    case W_CMP:
+      f.reads.set(Completion);
+      break;
+    case W_XCHG:
+      f.reads.set(Wakeup);
+      f.writes.set(Wakeup);
+      break;
+    case W_SCAN:
+      f.reads.set(WakeIndex).set(WsActive);
+      f.writes.set(WakeIndex).set(Ghost);
+      all_lists(f.reads);
+      all_lists(f.writes);
+      all_tasks(f.reads);
+      all_tasks(f.writes);
+      break;
+    default:
+      break;
+  }
+  // Ending a wake-up path clears an interrupt this task owns.
+  if (waker(s, t) && irq_owner(s) == t) f.writes.set(Irq);
+  return f;
+}
+
+std::string SbitmapModel::summary(const State& s) const {
+  std::string out = fmt::format("word {}", bits_string(word(s), ntags_));
+  if (clear_ != ClearBit) out += fmt::format(" cleared {}", bits_string(cleared(s), ntags_));
+  out += fmt::format(" | wake_index {}", static_cast<int>(wake_index(s)));
+  if (six_two())
+    out += fmt::format(" completion {} wakeup {}", static_cast<int>(completion_cnt(s)),
+                       static_cast<int>(wakeup_cnt(s)));
+  for (int q = 0; q < nws_; ++q) {
+    out += fmt::format(" {}{{", ws_name(q));
+    if (!six_two()) out += fmt::format("cnt {}: ", wait_cnt(s, q));
+    for (int i = 0; i < list_len(s, q); ++i)
+      out += fmt::format("{}t{}", i ? "," : "", list_at(s, q, i) - 1);
+    out += "}";
+  }
+  if (ghost(s) & kWasted) out += " WASTED-WAKEUP";
+  out += " |";
+  for (int t = 0; t < ntasks_; ++t) {
+    const int p = pc(s, t);
+    out += fmt::format(" t{}:", t);
+    if (sleeping(s, t)) out += "SLEEPING";
+    else out += kPcNames[p];
+    if (p >= PUT && p <= W_SCAN && wws(s, t))
+      out += fmt::format("({})", ws_name(wws(s, t) - 1));
+    if (irq_victim(s) == t) out += "[interrupted]";
+    if (irq_owner(s) == t) out += "[irq]";
+  }
+  return out;
+}
+
+nlohmann::json SbitmapModel::state_json(const State& s) const {
+  nlohmann::json j;
+  j["word"] = bits_string(word(s), ntags_);
+  j["cleared"] = bits_string(cleared(s), ntags_);
+  j["wake_index"] = wake_index(s);
+  j["wait_index"] = wait_index(s);
+  j["ws_active"] = ws_active(s);
+  if (six_two()) {
+    j["completion_cnt"] = completion_cnt(s);
+    j["wakeup_cnt"] = wakeup_cnt(s);
+  }
+  j["irq"] = {{"owner", irq_owner(s)}, {"victim", irq_victim(s)}};
+  j["wasted_wakeup"] = bool(ghost(s) & kWasted);
+  auto& wsj = j["ws"] = nlohmann::json::array();
+  for (int q = 0; q < nws_; ++q) {
+    nlohmann::json w{{"wait", nlohmann::json::array()}};
+    if (!six_two()) w["wait_cnt"] = wait_cnt(s, q);
+    for (int i = 0; i < list_len(s, q); ++i) w["wait"].push_back(list_at(s, q, i) - 1);
+    wsj.push_back(w);
+  }
+  auto& tj = j["tasks"] = nlohmann::json::array();
+  for (int t = 0; t < ntasks_; ++t)
+    tj.push_back({{"pc", kPcNames[pc(s, t)]},
+                  {"round", round(s, t)},
+                  {"tag", tag(s, t)},
+                  {"ws", ws(s, t)},
+                  {"mask", mask(s, t)},
+                  {"waker_ws", int(wws(s, t)) - 1},
+                  {"cnt", cnt(s, t)},
+                  {"phase", phase(s, t)},
+                  {"woken", woken(s, t)},
+                  {"prepared", prepared(s, t)}});
+  return j;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,234 @@
+// model/sched/bfq: the BFQ I/O scheduler (block/bfq-iosched.c, bfq-wf2q.c)
+// around seed 003 ("block, bfq: improve and refactor throughput-boosting
+// logic", Paolo Valente, 2017).
+//
+// Mirrored (one queue per process; the kernel's function names):
+//   - per-queue: weight from the ioprio level ((8 - level) * 10), class
+//     RT/BE/IDLE in strict priority, budget / service / max_budget, the
+//     charge per dispatched sector (async: x bfq_async_charge_factor, 10 in
+//     4.13/4.14, 3 in 4.19, doubled while a raised queue is busy), the
+//     seek history (shift register, SEEKY = popcount > threshold), think
+//     time, the idle_window / has_short_ttime flag per version, IO_bound,
+//     weight raising (interactive only: coeff 30 for wr_ticks);
+//   - bfq_select_queue (budget timeout, BUDGET_EXHAUSTED, plugging, NO_MORE_
+//     REQUESTS), bfq_dispatch_rq_from_bfqq (idle class expired after each
+//     dispatch while others are busy), bfq_completed_request (hw_tag
+//     detection, arm the idle timer / expire), bfq_idle_slice_timer (TOO_IDLE,
+//     BUDGET_TIMEOUT), bfq_rq_enqueued (a request ends a wait), preemption by
+//     a newly raised queue (PREEMPTED), __bfq_bfqq_recalc_budget per reason,
+//     bfq_exit_icq (a sync process exits after its last completion: its
+//     in-service queue is expired at once);
+//   - the idling decision per variant, from model/sched/bfq/bfq_decide.hpp.
+//
+// Variants (each a visible `if (variant_ ...)` in bfq.cpp):
+//   v4.13           before seed 003: bfq_bfqq_may_idle on idle_window, the
+//                   slice_idle test in bfq_bfqq_must_idle, idle_window cleared
+//                   for seeky queues on (possibly) queueing devices and
+//                   updated only when service > max_budget/8 or !SEEKY.
+//   refactor        patch 1/2 "block,bfq: refactor device-idling logic":
+//                   slice_idle == 0, async and idle class inside may_idle;
+//                   has_short_ttime updated on every enqueue.
+//   flash-boost     patch 2/2 "block, bfq: boost throughput with flash-based
+//                   non-queueing devices": rot_without_queueing, seq_IO_bound.
+//   better-to-idle  4.19 bfq_better_to_idle: the 4.14 formula; the 4.19
+//                   SEEKY threshold (19 of 32 instead of 4 of 32) and async
+//                   charge factor 3.
+//
+// Abstractions (documented, all sizes scaled down to ticks and small
+// sector numbers):
+//   - B-WF2Q+ reduced to what orders 2-3 queues: one virtual time V for all
+//     classes, per queue start S and finish F (delta(S, w) = sectors * 120 /
+//     weight, rounded up: a raised queue (x30) pays at least 1 per charge, so
+//     the weight ratio it gets is coarser than 30); each charge c advances V by delta(c, wsum) (wsum:
+//     the weights of the busy and idle-tree queues); activation: S = max(V,
+//     F) for a queue parked on the idle tree, else V; F = S + delta(budget);
+//     requeue: S += delta(service), F = S + delta(budget); deactivation keeps
+//     F on the idle tree if F > V, else forgets it. Choice: the highest class
+//     with a busy queue, V = max(V, its smallest S), among the eligible (S <=
+//     V) the smallest F, ties to the lower process index. Timestamps are kept
+//     relative to min(V, smallest S) and saturate at 255; with no busy queue
+//     V returns to 0 and the idle tree is forgotten.
+//   - no soft-real-time raising, no burst detection (in_large_burst needs 8
+//     queues created within 180 ms, so it is false with 2-3 processes), no
+//     queue merging, no cgroups, no class-idle timeout, no non_blocking_wait_rq
+//     hole recovery, no peak-rate estimation (max_budget stays the parameter).
+//   - time charging of slow queues (bfq_bfqq_charge_time) in ticks: elapsed =
+//     ticks since the budget started (minus the idle slice when the timer
+//     expired it); 0 ticks: slow = SEEKY, elapsed taken as 1 tick (flash) or
+//     2 (rotational); more than 5 ticks (20 ms): slow = service < max/2;
+//     otherwise slow = SEEKY; a slow non-raised queue (or one expired by the
+//     budget timeout with a third of its budget left) is charged max_budget *
+//     elapsed / timeout sectors, at least its service. Needs clock=1.
+//   - next_rq of a queue is its oldest request (fifo), not bfq_choose_req.
+//   - think time: elapsed ticks since the queue's last completion, capped at
+//     2*slice_idle; the mean is (mean + sample + 1) / 2, valid after 3
+//     samples (the kernel's EWMA also turns valid at the 3rd sample).
+//   - the seek history is 8 bits (initially 1); SEEKY = more than 2 of 8 set
+//     (4.13/4.14: more than 4 of 32, i.e. 4 seeky requests after the initial
+//     bit; here 2), more than 4 of 8 in better-to-idle (19 of 32); a
+//     request is seeky if it lies more than seek_dist sectors from the end of
+//     the queue's previous request and (rotational or smaller than 64 sectors).
+//   - hw_tag detection with the kernel's rules on scaled numbers: a completion
+//     is a sample when rq_in_driver + queued >= hw_queue_thr (kernel 4), the
+//     sample after hw_samples (kernel 32) decides hw_tag = max_rq_in_driver >
+//     hw_queue_thr; 1 is sticky, 0 is re-evaluated; hw_tag=-1 starts unknown.
+//   - time (clock=1): one tick stands for about 4 ms: slice_idle 2 ticks
+//     (8 ms), BFQ_MIN_TT 1 tick, budget timeout `timeout` ticks (kernel 125 ms,
+//     scaled down), raising `wr_ticks` (kernel 3.75-10.5 s), an idle time of
+//     wr_min_idle ticks before a queue counts as interactive again (kernel 2 s).
+//     With clock=0 nothing expires by time, and an armed idle timer fires when
+//     blk-mq next runs the queue (a NULL dispatch that changes the state), so
+//     a request arriving first and the timer firing first are both explored.
+#pragma once
+
+#include "model/sched/bfq/bfq_decide.hpp"
+#include "model/sched/scheduler.hpp"
+
+namespace blkmc::sched {
+
+class BfqScheduler {
+ public:
+  enum Variant : int { V4_13, Refactor, FlashBoost, BetterToIdle };
+  // enum bfqq_expiration, in the kernel's order.
+  enum Reason : int { TooIdle, BudgetTimeout, BudgetExhausted, NoMoreRequests, Preempted };
+
+  static const std::vector<VariantInfo>& variants();
+  static std::vector<ParamInfo> params();
+  static const char* name() { return "bfq"; }
+  static const char* dispatch_fn() { return "bfq_dispatch_request"; }
+  static constexpr bool kFifoPerClass = false;
+  static const char* summary();
+
+  BfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+
+  std::size_t bytes() const { return kG + kQ * nq_; }
+  void init(SchedState& s) const;
+  void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
+    bfq_insert_request(s, rq, at_head || requeue, why);
+  }
+  int dispatch(SchedState& s, Why* why) const { return bfq_dispatch_request(s, why); }
+  bool has_work(const SchedState& s) const;
+  void completed(SchedState& s, int rq, Why* why) const { bfq_completed_request(s, rq, why); }
+  void timer(SchedState& s, Why* why) const;
+  bool accounting_ok(const SchedState& s) const;
+  // same-decisions (shadow=V), no-orphan-idling.
+  static std::vector<PropInfo> extra_props();
+  bool violates_extra(int i, const SchedState& s) const;
+  int expire(int) const { return 256; }  // no request deadlines in the model
+  int age_cap() const { return 1; }
+  std::string summary(const SchedState& s) const;
+  nlohmann::json json(const SchedState& s) const;
+  std::vector<std::string> variable_names() const { return {"bfqd"}; }
+
+  int variant() const { return variant_; }
+  std::size_t offset() const { return off_; }  // where its bytes start in the state
+
+  // --- state: global bytes ---
+  static constexpr std::size_t kG = 9, kQ = 12;
+  int in_service(const SchedState& s) const { return int(s.b[off_]) - 1; }
+  int idle_timer(const SchedState& s) const { return s.b[off_ + 1]; }  // 0: not armed
+  bool wait_request(const SchedState& s) const { return idle_timer(s) > 0; }
+  int timeout_left(const SchedState& s) const { return s.b[off_ + 2]; }
+  int hw_tag(const SchedState& s) const { return int(s.b[off_ + 3]) - 1; }
+  int hw_tag_samples(const SchedState& s) const { return s.b[off_ + 4]; }
+  int max_rq_in_driver(const SchedState& s) const { return s.b[off_ + 5]; }
+  // Ghost (shadow=V only): a decision of this variant differed from what
+  // variant V's decision functions give on the same state.
+  bool decision_differed(const SchedState& s) const { return s.b[off_ + 6] != 0; }
+  int vtime(const SchedState& s) const { return s.b[off_ + 7]; }  // V of the service tree
+  // Ticks since the in-service queue got its budget (last_budget_start),
+  // saturating at max(timeout, 6).
+  int in_service_ticks(const SchedState& s) const { return s.b[off_ + 8]; }
+
+  // --- state: per queue (process) bytes ---
+  enum QByte : int {
+    kFlags, kBudget, kService, kMaxBudget, kStart, kFinish, kSeekHist, kLastPos,
+    kTtime,      // mean (low 6 bits) | samples (high 2 bits)
+    kSince,      // ticks since the last completion (capped)
+    kWrLeft,     // ticks of weight raising left (0: wr_coeff 1)
+    kIdleSince,  // ticks since the queue went idle (capped at wr_min_idle)
+  };
+  static constexpr std::uint8_t kBusy = 1, kIdleTree = 2, kFlag = 4, kIOBound = 8;
+  static constexpr std::uint8_t kShadowFlag = 16;  // the shadow variant's flag
+  std::uint8_t qb(const SchedState& s, int q, QByte f) const { return s.b[qoff(q) + f]; }
+  std::uint8_t& qb(SchedState& s, int q, QByte f) const { return s.b[qoff(q) + f]; }
+  bool qflag(const SchedState& s, int q, std::uint8_t f) const { return qb(s, q, kFlags) & f; }
+  bool busy(const SchedState& s, int q) const { return qflag(s, q, kBusy); }
+  bool raised(const SchedState& s, int q) const { return qb(s, q, kWrLeft) > 0; }
+  int ttime_mean(const SchedState& s, int q) const { return qb(s, q, kTtime) & 63; }
+  int ttime_samples(const SchedState& s, int q) const { return qb(s, q, kTtime) >> 6; }
+
+  // --- derived ---
+  bool sync(int q) const;
+  int klass(int q) const;        // RT, BE, IDLE
+  int orig_weight(int q) const;  // (8 - level) * 10
+  int weight(const SchedState& s, int q) const { return orig_weight(q) * (raised(s, q) ? 30 : 1); }
+  int queued(const SchedState& s, int q) const;       // in the sort list
+  int dispatched(const SchedState& s, int q, int except = -1) const;
+  int rq_in_driver(const SchedState& s, int except = -1) const;
+  int busy_queues(const SchedState& s) const;
+  int wr_busy_queues(const SchedState& s) const;
+  int next_rq(const SchedState& s, int q) const;  // oldest queued, -1 none
+  bool seeky(const SchedState& s, int q) const { return seeky_as(s, q, variant_); }
+  bool seeky_as(const SchedState& s, int q, int variant) const;
+  bool symmetric(const SchedState& s, int except_rq = -1) const;
+  bool alive(const SchedState& s, int q, int except_rq = -1) const;  // process references
+  int budget_left(const SchedState& s, int q) const {
+    return int(qb(s, q, kBudget)) - int(qb(s, q, kService));
+  }
+  int serv_to_charge(const SchedState& s, int rq) const;
+  int max_budget() const { return max_budget_; }
+  int min_budget() const { return std::max(1, max_budget_ / 32); }
+  IdleInputs<bool> idle_inputs(const SchedState& s, int q, int except_rq, int variant) const;
+  // The decision of `variant` (default: this model's) on this state.
+  bool may_idle(const SchedState& s, int q, int except_rq = -1, int variant = -1) const;
+  bool must_idle(const SchedState& s, int q, int except_rq = -1, int variant = -1) const;
+  int shadow() const { return shadow_; }
+  bool timeout_may_expire(const SchedState& s, int q) const;
+
+ private:
+  std::size_t qoff(int q) const { return off_ + kG + kQ * std::size_t(q); }
+  void set_in_service(SchedState& s, int q) const { s.b[off_] = std::uint8_t(q + 1); }
+  void set_timer(SchedState& s, int v) const { s.b[off_ + 1] = std::uint8_t(v); }
+  void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
+  // (S << 22) / w, here rounded up so that a charge to a heavily weighted
+  // (raised) queue still moves its finish.
+  int delta(int sectors, int w) const { return (sectors * 120 + std::max(1, w) - 1) / std::max(1, w); }
+  int wsum(const SchedState& s) const;
+  void normalize(SchedState& s) const;
+
+  // The kernel's functions.
+  void bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const;
+  void bfq_update_io_thinktime(SchedState& s, int q) const;
+  void bfq_update_io_seektime(SchedState& s, int q, int rq) const;
+  void bfq_update_flag(SchedState& s, int q, int variant, Why* why) const;
+  void bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq, Why* why) const;
+  void bfq_activate_bfqq(SchedState& s, int q) const;
+  void bfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const;
+  int bfq_dispatch_request(SchedState& s, Why* why) const;
+  int bfq_select_queue(SchedState& s, Why* why) const;
+  int bfq_set_in_service_queue(SchedState& s, Why* why) const;
+  void bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* why) const;
+  void bfq_completed_request(SchedState& s, int rq, Why* why) const;
+  void bfq_update_hw_tag(SchedState& s, int rq, Why* why) const;
+  void bfq_arm_slice_timer(SchedState& s, int q, Why* why) const;
+  void bfq_idle_slice_timer_body(SchedState& s, Why* why) const;
+  void bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const;
+  void bfq_recalc_budget(SchedState& s, int q, Reason reason) const;
+  bool bfq_bfqq_is_slow(const SchedState& s, int q, Reason reason, int* elapsed) const;
+  void bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* why) const;
+  void __bfq_bfqq_expire(SchedState& s, int q, Why* why) const;
+  void bfq_exit_icq(SchedState& s, int q, Why* why) const;
+  int select_action(const SchedState& s, int q, bool fresh, int variant) const;
+  int completion_action(const SchedState& s, int q, int rq, int variant) const;
+  void compare(SchedState& s, const char* where, int q, int mine, int theirs, Why* why) const;
+
+  const RqTable& t_;
+  std::size_t off_;
+  int variant_, nq_;
+  bool clock_;
+  int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;
+  int timeout_, wr_ticks_, wr_min_idle_, seek_dist_, shadow_;
+};
+
+}  // namespace blkmc::sched

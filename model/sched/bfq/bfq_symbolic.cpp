@@ -1,0 +1,93 @@
+// BFQ's decision functions for blkmc diff: the templates of bfq_decide.hpp,
+// instantiated over z3::expr and over bool (the variant order is
+// BfqScheduler's: v4.13, refactor, flash-boost, better-to-idle). The idling
+// flag is one input for every version, as in the seed's claim: 4.13's
+// idle_window and 1/2's has_short_ttime are taken as the same bit here; how
+// the two flags are updated differently is the model's shadow check.
+#include <z3++.h>
+
+#include "model/sched/bfq/bfq_decide.hpp"
+#include "model/sched/bfq/bfq_symbolic.hpp"
+#include "model/z3_values.hpp"
+
+namespace blkmc::sched {
+
+namespace {
+
+const std::vector<std::string> kIdleNames = {"sg",    "si0",  "sync", "idlec", "rot",
+                                             "noq",   "iob",  "seeky", "flag", "wr",
+                                             "wrb",   "sym",  "burst"};
+const std::vector<std::string> kVariants = {"v4.13", "refactor", "flash-boost", "better-to-idle"};
+
+template <class B, class V>
+IdleInputs<B> idle_inputs(const V& v, std::size_t o) {
+  return {v[o + 0], v[o + 1], v[o + 2],  v[o + 3],  v[o + 4],  v[o + 5], v[o + 6],
+          v[o + 7], v[o + 8], v[o + 9], v[o + 10], v[o + 11], v[o + 12]};
+}
+
+template <class B>
+B may_idle(int variant, const IdleInputs<B>& in) {
+  switch (variant) {
+    case 0: return bfq_may_idle_v413(in);
+    case 1: return bfq_may_idle_refactor(in);
+    case 2: return bfq_may_idle_flash_boost(in);
+    default: return bfq_better_to_idle(in);
+  }
+}
+
+template <class B>
+B must_idle(int variant, B empty, const IdleInputs<B>& in) {
+  switch (variant) {
+    case 0: return bfq_must_idle_v413(empty, in);
+    case 1: return bfq_must_idle_refactor(empty, in);
+    default: return bfq_must_idle_flash_boost(empty, in);  // 4.19: empty && better_to_idle
+  }
+}
+
+std::vector<bool> bools(const std::vector<int>& x) { return std::vector<bool>(x.begin(), x.end()); }
+
+std::vector<DiffInput> bool_inputs(const std::vector<std::string>& names) {
+  std::vector<DiffInput> v;
+  for (const auto& n : names) v.push_back(bool_input(n));
+  return v;
+}
+
+}  // namespace
+
+std::vector<DecisionFn> bfq_decisions() {
+  std::vector<DecisionFn> v;
+  const std::string reach =
+      "blkmc check bfq -v FROM -p shadow=TO --prop same-decisions finds a trace to such a state "
+      "(see counterexamples/bfq/)";
+  DecisionFn may;
+  may.name = "may_idle";
+  may.kernel = "bfq_bfqq_may_idle (4.13, 4.14) / bfq_better_to_idle (4.19)";
+  may.inputs = bool_inputs(kIdleNames);
+  may.variants = kVariants;
+  may.outcomes = {"false", "true"};
+  may.symbolic = [](int var, const std::vector<z3::expr>& in, SymNames&) {
+    return may_idle<z3::expr>(var, idle_inputs<z3::expr>(in, 0));
+  };
+  may.concrete = [](int var, const std::vector<int>& x) {
+    return int(may_idle<bool>(var, idle_inputs<bool>(bools(x), 0)));
+  };
+  may.reach = reach;
+  v.push_back(may);
+  std::vector<std::string> must_names{"empty"};
+  must_names.insert(must_names.end(), kIdleNames.begin(), kIdleNames.end());
+  DecisionFn must = may;
+  must.name = "must_idle";
+  must.kernel = "bfq_bfqq_must_idle";
+  must.inputs = bool_inputs(must_names);
+  must.symbolic = [](int var, const std::vector<z3::expr>& in, SymNames&) {
+    return must_idle<z3::expr>(var, in[0], idle_inputs<z3::expr>(in, 1));
+  };
+  must.concrete = [](int var, const std::vector<int>& x) {
+    const auto b = bools(x);
+    return int(must_idle<bool>(var, b[0], idle_inputs<bool>(b, 1)));
+  };
+  v.push_back(must);
+  return v;
+}
+
+}  // namespace blkmc::sched

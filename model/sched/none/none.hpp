@@ -1,0 +1,39 @@
+// model/sched/none: the `none` elevator, blk-mq without an I/O scheduler.
+#pragma once
+
+#include "model/sched/scheduler.hpp"
+
+namespace blkmc::sched {
+
+// No elevator: blk-mq's software queues, dispatched in arrival order; an
+// at-head insert goes in front (blk_mq_insert_request(rq, AT_HEAD)).
+class NoneScheduler {
+ public:
+  static const std::vector<VariantInfo>& variants();
+  static std::vector<ParamInfo> params() { return {}; }
+  static const char* name() { return "none"; }
+  static const char* dispatch_fn() { return "blk_mq_flush_busy_ctxs"; }
+  // Fifo order matters only within one priority and direction.
+  static constexpr bool kFifoPerClass = false;
+  static const char* summary();
+
+  NoneScheduler(int variant, const Params&, const RqTable& t, std::size_t offset);
+  std::size_t bytes() const { return 0; }
+  void init(SchedState&) const {}
+  void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const;
+  int dispatch(SchedState& s, Why* why) const;
+  bool has_work(const SchedState& s) const;
+  void completed(SchedState&, int, Why*) const {}
+  void timer(SchedState&, Why*) const {}
+  bool accounting_ok(const SchedState&) const { return true; }
+  int expire(int) const { return 256; }  // no deadlines
+  int age_cap() const { return 1; }
+  std::string summary(const SchedState&) const { return "none"; }
+  nlohmann::json json(const SchedState&) const { return nlohmann::json::object(); }
+  std::vector<std::string> variable_names() const { return {}; }
+
+ private:
+  const RqTable& t_;
+};
+
+}  // namespace blkmc::sched

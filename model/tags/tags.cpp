@@ -1,0 +1,250 @@
+#include "model/tags/tags.hpp"
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+namespace {
+// Submitter program counters by name, indexed by TagsModel::Pc.
+const char* const kPcNames[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
+}  // namespace
+
+const ModelInfo& TagsModel::static_info() {
+  static const ModelInfo info{
+      "tags",
+      "blk-mq driver tags: allocation (bit set, then rqs[] assigned) racing with busy-tag "
+      "iteration (bt_iter / blk_mq_in_flight)",
+      {
+          {"ntags", 2, 1, kMaxTags, "driver tags in the bitmap"},
+          {"submitters", 2, 1, kMaxSubmitters, "concurrent submitting contexts"},
+          {"rounds", 1, 1, kMaxRounds, "requests each submitter issues, one after another"},
+          {"pool", 0, 0, kMaxPool,
+           "0: a fresh request per round; N: N reusable request objects (static_rqs behind a "
+           "scheduler) whose driver tag is taken separately"},
+      },
+      {
+          {"v4.11", "2af8cbe30531",
+           "tags->rqs[] assigned dynamically; bt_iter dereferences rqs[bitnr] unchecked",
+           "block-layer.md A; commit 2af8cbe30531 (4.11)"},
+          {"null-check", "seed 003 PATCH 1/4",
+           "\"blk-mq-tag: check for NULL rq when iterating tags\": skip NULL, but a stale "
+           "previous owner is still passed to fn",
+           "seeds/003_b6080861c1d4707e.txt (Jens Axboe, 2017-08-03)"},
+          {"refcount", "2e315dc07df0 + bd63141d585b",
+           "read rqs[] and take rq->ref with inc_not_zero under tags->lock; fn only on a live "
+           "request",
+           "block-layer.md A; commits 2e315dc07df0, bd63141d585b (5.14)"},
+          {"tag-match", "67f3b2f822b7",
+           "additionally require rq->tag == bitnr, so a live request seen through a stale slot "
+           "is skipped",
+           "block-layer.md A; commit 67f3b2f822b7 (5.15)"},
+      },
+      {
+          {"no-null-deref", PropKind::Invariant,
+           "the iterator never dereferences a NULL tags->rqs[] entry"},
+          {"fn-sees-owner", PropKind::Invariant,
+           "fn only runs on the request that currently owns the tag"},
+          {"count-owner-only", PropKind::Invariant,
+           "fn counts an in-flight request only through the tag it owns (67f3b2f822b7: one "
+           "seen through a stale slot is counted twice)"},
+          {"walk-count-bounded", PropKind::Invariant,
+           "the in-flight count one walk returns never exceeds the number of submitters"},
+          {"deadlock", PropKind::Deadlock,
+           "some step is enabled while a submitter or the iterator has not finished"},
+      },
+      {"get", "alloc", "assign", "start", "complete", "free", "done", "visit"},
+  };
+  return info;
+}
+
+TagsModel::TagsModel(int variant, const Params& p)
+    : variant_(variant),
+      ntags_(p.at("ntags")),
+      nsub_(p.at("submitters")),
+      rounds_(p.at("rounds")),
+      pool_(p.at("pool")),
+      cfg_{variant, ntags_, nsub_, rounds_, pool_} {
+  if (variant < 0 || variant > TagMatch) throw UsageError("tags: bad variant index");
+  if (pool_ == 0 && nsub_ * rounds_ > 250)
+    throw UsageError("tags: submitters x rounds must stay below 250 request ids");
+  off_owner_ = 2;
+  off_rqs_ = off_owner_ + ntags_;
+  off_sub_ = off_rqs_ + ntags_;
+  sub_bytes_ = pool_ ? 4 : 3;
+  off_iter_ = off_sub_ + sub_bytes_ * nsub_;
+  nbytes_ = off_iter_ + 3;
+}
+
+TagsModel::State TagsModel::initial() const {
+  State s{};
+  for (int sub = 0; sub < nsub_; ++sub) pc(s, sub) = pool_ ? GET : ALLOC;
+  return s;
+}
+
+int TagsModel::holder(const State& s, int id) const {
+  if (id <= 0) return -1;
+  if (pool_) {
+    for (int sub = 0; sub < nsub_; ++sub)
+      if (obj(s, sub) == id) return sub;
+    return -1;
+  }
+  const int sub = (id - 1) / rounds_, r = (id - 1) % rounds_;
+  if (sub >= nsub_ || round(s, sub) != r || pc(s, sub) == DONE) return -1;
+  return sub;
+}
+
+bool TagsModel::rq_alive(const State& s, int id) const {
+  return tags::rq_alive(cfg_, view(s), id);
+}
+
+bool TagsModel::rq_in_flight(const State& s, int id) const {
+  return tags::rq_in_flight(cfg_, view(s), id);
+}
+
+int TagsModel::rq_tag(const State& s, int id) const { return tags::rq_tag(cfg_, view(s), id); }
+
+bool TagsModel::apply(const State& s, const Step& step, State& next) const {
+  return apply_step(*this, s, step, next);
+}
+
+bool TagsModel::finished(const State& s) const { return tags::finished(cfg_, view(s)); }
+
+bool TagsModel::violates(int prop, const State& s) const {
+  return tags::violates(cfg_, view(s), prop);
+}
+
+std::string TagsModel::actor_name(int actor) const {
+  return actor == nsub_ ? "iterator" : fmt::format("submitter {}", actor);
+}
+
+std::string TagsModel::describe(const State& s, const Step& st) const {
+  const int sub = st.actor;
+  if (st.actor == nsub_) {
+    const int t = st.arg;
+    if (!test_bit(s, t)) return fmt::format("bt_iter: tag {} is clear, skip", t);
+    const int rq = rqs(s, t);
+    const std::string who = rq == 0 ? "NULL" : fmt::format("rq {}", rq);
+    const std::string owns =
+        owner(s, t) == 0 ? "nobody" : fmt::format("rq {}", static_cast<int>(owner(s, t)));
+    std::string head = fmt::format("bt_iter: tag {} set (owner {}), rqs[{}] = {}", t, owns, t, who);
+    if (rq == 0)
+      return head + (variant_ == V4_11 ? ": NULL pointer dereference (oops)" : ": skip NULL");
+    const bool live = rq_alive(s, rq);
+    if ((variant_ == Refcount || variant_ == TagMatch) && !live)
+      return head + ": ref is 0, skip";
+    if (variant_ == TagMatch && rq_tag(s, rq) != t)
+      return head + fmt::format(": rq->tag is {}, not {}, skip", rq_tag(s, rq), t);
+    const bool stale = rq != owner(s, t), in_flight = rq_in_flight(s, rq);
+    return head + fmt::format(": fn(rq {}){}{}", rq, stale ? " on a STALE request" : "",
+                              !in_flight ? ", not in flight"
+                              : stale    ? fmt::format(", in flight (under tag {}): count++, "
+                                                       "counted twice",
+                                                       rq_tag(s, rq))
+                                         : ", in flight: count++");
+  }
+  const int id = request_id(s, sub);
+  switch (st.action) {
+    case GET:
+      return fmt::format("blk_mq_get_request: takes request object {} (ref = 1)", st.arg);
+    case ALLOC:
+      return fmt::format("blk_mq_get_tag: sets bit {} for rq {}; rqs[{}] still {}", st.arg, id,
+                         st.arg,
+                         rqs(s, st.arg) ? fmt::format("rq {}", static_cast<int>(rqs(s, st.arg)))
+                                        : std::string("NULL"));
+    case ASSIGN:
+      return fmt::format("rqs[{}] = rq {}", static_cast<int>(tag(s, sub)), id);
+    case START:
+      return fmt::format("blk_mq_start_request: rq {} in flight", id);
+    case COMPLETE:
+      return fmt::format("blk_mq_complete_request: rq {} completed", id);
+    case FREE:
+      return fmt::format("blk_mq_free_request: clears bit {}, drops rq {} (rqs[{}] left as is)",
+                         static_cast<int>(tag(s, sub)), id, static_cast<int>(tag(s, sub)));
+    default:
+      return "?";
+  }
+}
+
+std::vector<std::string> TagsModel::variable_names() const {
+  std::vector<std::string> v;
+  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("bit[{}]", t));
+  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("owner[{}]", t));
+  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("rqs[{}]", t));
+  for (int sub = 0; sub < nsub_; ++sub) v.push_back(fmt::format("submitter{}", sub));
+  v.push_back("iterator");
+  return v;
+}
+
+Footprint TagsModel::footprint(const State& s, const Step& st) const {
+  Footprint f;
+  const int bit0 = 0, own0 = ntags_, rqs0 = 2 * ntags_, sub0 = 3 * ntags_, it = 3 * ntags_ + nsub_;
+  const int sub = st.actor;
+  if (sub == nsub_) {
+    const int t = st.arg;
+    f.reads.set(it).set(bit0 + t).set(rqs0 + t).set(own0 + t);
+    for (int i = 0; i < nsub_; ++i) f.reads.set(sub0 + i);  // ref, state and tag of rqs[t]
+    f.writes.set(it);
+    return f;
+  }
+  f.reads.set(sub0 + sub);
+  f.writes.set(sub0 + sub);
+  switch (st.action) {
+    case GET:
+      for (int i = 0; i < nsub_; ++i) f.reads.set(sub0 + i);
+      break;
+    case ALLOC:
+      for (int t = 0; t < ntags_; ++t) f.reads.set(bit0 + t);  // which bits are clear
+      f.writes.set(bit0 + st.arg).set(own0 + st.arg);
+      break;
+    case ASSIGN:
+      f.writes.set(rqs0 + tag(s, sub));
+      break;
+    case FREE:
+      f.writes.set(bit0 + tag(s, sub)).set(own0 + tag(s, sub));
+      break;
+    default:
+      break;
+  }
+  return f;
+}
+
+std::string TagsModel::summary(const State& s) const {
+  std::string bitstr, rq;
+  for (int t = 0; t < ntags_; ++t) {
+    bitstr += test_bit(s, t) ? '1' : '0';
+    rq += fmt::format("{}{}", t ? "," : "", rqs(s, t) ? std::to_string(rqs(s, t)) : "-");
+  }
+  std::string out = fmt::format("bits {} rqs[{}] |", bitstr, rq);
+  for (int sub = 0; sub < nsub_; ++sub) {
+    out += fmt::format(" s{}:{}", sub, kPcNames[pc(s, sub)]);
+    if (pc(s, sub) != DONE && pc(s, sub) != GET && pc(s, sub) != ALLOC)
+      out += fmt::format("(rq {} tag {})", request_id(s, sub), static_cast<int>(tag(s, sub)));
+  }
+  out += fmt::format(" | iter pos {} count {}", static_cast<int>(iter_pos(s)),
+                     static_cast<int>(iter_count(s)));
+  if (iter_flags(s) & kOops) out += " OOPS";
+  if (iter_flags(s) & kStaleFn) out += " STALE-FN";
+  if (iter_flags(s) & kStaleCount) out += " STALE-COUNT";
+  return out;
+}
+
+nlohmann::json TagsModel::state_json(const State& s) const {
+  nlohmann::json j;
+  auto& tags = j["tags"] = nlohmann::json::array();
+  for (int t = 0; t < ntags_; ++t)
+    tags.push_back({{"bit", test_bit(s, t) ? 1 : 0}, {"owner", owner(s, t)}, {"rqs", rqs(s, t)}});
+  auto& subs = j["submitters"] = nlohmann::json::array();
+  for (int sub = 0; sub < nsub_; ++sub) {
+    nlohmann::json o{{"pc", kPcNames[pc(s, sub)]}, {"round", round(s, sub)}, {"tag", tag(s, sub)}};
+    if (pool_) o["obj"] = obj(s, sub);
+    subs.push_back(o);
+  }
+  j["iterator"] = {{"pos", iter_pos(s)},
+                   {"count", iter_count(s)},
+                   {"oops", bool(iter_flags(s) & kOops)},
+                   {"stale_fn", bool(iter_flags(s) & kStaleFn)},
+                   {"stale_count", bool(iter_flags(s) & kStaleCount)}};
+  return j;
+}
+
+}  // namespace blkmc
