@@ -47,9 +47,9 @@ std::string names_where(F pred) {
 
 // One line per family: the model and what it offers.
 const std::vector<const ModelHandle*>& all_models() {
-  static const ModelAdapter<TagsModel> tags({.prove = driver<tags::Proof>()});
+  static const ModelAdapter<TagsModel> tags({.prove = driver<tags::Proof>(), .elevator = ""});
   static const ModelAdapter<InflightModel> inflight(
-      {.decisions = once<inflight::inflight_decisions>, .prove = driver<inflight::Proof>()});
+      {.decisions = once<inflight::inflight_decisions>, .prove = driver<inflight::Proof>(), .elevator = ""});
   static const ModelAdapter<IntegrityModel> integrity;
   static const ModelAdapter<WorkqueueModel> workqueue;
   static const ModelAdapter<SbitmapModel> sbitmap;
@@ -58,7 +58,7 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<sched::NoneModel> none({.elevator = "none"});
   static const ModelAdapter<sched::BfqModel> bfq(
       {.decisions = once<sched::bfq_decisions>, .elevator = "bfq"});
-  static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>});
+  static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>, .elevator = ""});
   static const std::vector<const ModelHandle*> models{
       &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};
   return models;

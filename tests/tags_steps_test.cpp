@@ -32,7 +32,7 @@ std::vector<Step> full_round(int sub, int t) {
 TEST_CASE("tags: initial state") {
   const TagsModel m(TagsModel::V4_11, params(2, 2, 1, 0));
   const State s = m.initial();
-  CHECK(TagsModel::bits(s) == 0);
+  CHECK(m.bits(s) == 0);
   for (int sub = 0; sub < 2; ++sub) {
     CHECK(m.pc(s, sub) == TagsModel::ALLOC);
     CHECK(m.round(s, sub) == 0);
@@ -96,7 +96,7 @@ TEST_CASE("tags: ALLOC has one successor per clear bit and sets bit, owner and t
   for (int t = 0; t < 3; ++t) {
     CHECK(allocs[t].first == step(0, TagsModel::ALLOC, t));
     const State& n = allocs[t].second;
-    CHECK(TagsModel::bits(n) == (1u << t));
+    CHECK(m.bits(n) == (1u << t));
     CHECK(m.owner(n, t) == 1);  // request id of submitter 0, round 0
     CHECK(m.tag(n, 0) == t);
     CHECK(m.pc(n, 0) == TagsModel::ASSIGN);
@@ -110,7 +110,7 @@ TEST_CASE("tags: ALLOC has one successor per clear bit and sets bit, owner and t
   CHECK(a1[0].first == step(1, TagsModel::ALLOC, 0));
   CHECK(a1[1].first == step(1, TagsModel::ALLOC, 2));
   CHECK(m.owner(a1[1].second, 2) == 2);
-  CHECK(TagsModel::bits(a1[1].second) == 0b110);
+  CHECK(m.bits(a1[1].second) == 0b110);
   State dummy{};
   CHECK_FALSE(m.apply(s1, step(1, TagsModel::ALLOC, 1), dummy));
 
@@ -150,7 +150,7 @@ TEST_CASE("tags: ASSIGN publishes rqs[tag] = request id") {
   CHECK(m.rqs(s, 1) == 2);  // submitter 1, round 0 -> id 2
   CHECK(m.rqs(s, 0) == 0);
   CHECK(m.pc(s, 1) == TagsModel::START);
-  CHECK(TagsModel::bits(s) == 0b10);
+  CHECK(m.bits(s) == 0b10);
   // A fresh request is live from its assignment on, not in flight yet.
   CHECK(m.rq_alive(s, 2));
   CHECK_FALSE(m.rq_in_flight(s, 2));
@@ -185,7 +185,7 @@ TEST_CASE("tags: START and COMPLETE bracket in-flight") {
 TEST_CASE("tags: FREE clears bit and owner, keeps rqs[], moves to the next round or DONE") {
   const TagsModel m(TagsModel::V4_11, params(2, 1, 2, 0));
   State s = run_all(m, m.initial(), full_round(0, 1));
-  CHECK(TagsModel::bits(s) == 0);
+  CHECK(m.bits(s) == 0);
   CHECK(m.owner(s, 1) == 0);
   CHECK(m.rqs(s, 1) == 1);  // stale pointer left behind
   CHECK(m.round(s, 0) == 1);
@@ -199,7 +199,7 @@ TEST_CASE("tags: FREE clears bit and owner, keeps rqs[], moves to the next round
   CHECK(m.round(s, 0) == 2);
   CHECK(m.rqs(s, 0) == 2);
   CHECK(m.rqs(s, 1) == 1);
-  CHECK(TagsModel::bits(s) == 0);
+  CHECK(m.bits(s) == 0);
   CHECK(successors_of(m, s, 0).empty());
   CHECK_FALSE(m.finished(s));  // the iterator has not walked yet
 
@@ -212,7 +212,7 @@ TEST_CASE("tags: FREE clears bit and owner, keeps rqs[], moves to the next round
   CHECK(mp.obj(p, 0) == 0);
   CHECK(mp.pc(p, 0) == TagsModel::GET);
   CHECK(mp.rqs(p, 0) == 1);
-  CHECK(TagsModel::bits(p) == 0);
+  CHECK(m.bits(p) == 0);
   CHECK_FALSE(mp.rq_alive(p, 1));
 }
 

@@ -4,10 +4,26 @@
 
 namespace blkmc {
 
-namespace {
-// Submitter program counters by name, indexed by TagsModel::Pc.
-const char* const kPcNames[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
-}  // namespace
+Schema tags::schema(const tags::Config& c) {
+  Schema sc;
+  const int maxid = c.pool ? c.pool : c.nsub * c.rounds;
+  const int tag = sc.block("tags", c.ntags), sub = sc.block("submitters", c.nsub),
+            it = sc.group("iterator");
+  sc.bit("bit", tag);
+  sc.integer("owner", 0, maxid, tag);
+  sc.integer("rqs", 0, maxid, tag);
+  sc.enumeration("pc", {std::begin(tags::kPcNames), std::end(tags::kPcNames)}, sub);
+  sc.integer("round", 0, c.rounds, sub);
+  sc.integer("tag", 0, c.ntags - 1, sub);
+  if (c.pool) sc.integer("obj", 0, c.pool, sub);
+  sc.integer("pos", 0, c.ntags, it);
+  sc.integer("count", 0, c.ntags, it);
+  sc.boolean("oops", it);
+  sc.boolean("stale_fn", it);
+  sc.boolean("stale_count", it);
+  sc.layout();
+  return sc;
+}
 
 const ModelInfo& TagsModel::static_info() {
   static const ModelInfo info{
@@ -67,17 +83,21 @@ TagsModel::TagsModel(int variant, const Params& p)
   if (variant < 0 || variant > TagMatch) throw UsageError("tags: bad variant index");
   if (pool_ == 0 && nsub_ * rounds_ > 250)
     throw UsageError("tags: submitters x rounds must stay below 250 request ids");
-  off_owner_ = 2;
-  off_rqs_ = off_owner_ + ntags_;
-  off_sub_ = off_rqs_ + ntags_;
-  sub_bytes_ = pool_ ? 4 : 3;
-  off_iter_ = off_sub_ + sub_bytes_ * nsub_;
-  nbytes_ = off_iter_ + 3;
+  schema_ = tags::schema(cfg_);
+  if (schema_.bytes() > State::capacity) throw std::logic_error("tags: state larger than State");
+  auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
+  auto bit = [&](const char* n) { return schema_.bit_var(schema_.find(n)); };
+  bit_ = bit("bit"), oops_ = bit("oops"), stale_fn_ = bit("stale_fn"), stale_count_ = bit("stale_count");
+  owner_ = byte("owner"), rqs_ = byte("rqs"), pc_ = byte("pc"), tag_ = byte("tag");
+  pos_ = byte("pos"), count_ = byte("count");
+  round_ = byte("round");
+  if (pool_) obj_ = byte("obj");
 }
 
 TagsModel::State TagsModel::initial() const {
   State s{};
-  for (int sub = 0; sub < nsub_; ++sub) pc(s, sub) = pool_ ? GET : ALLOC;
+  View v(*this, s);
+  for (int sub = 0; sub < nsub_; ++sub) v.set_pc(sub, pool_ ? GET : ALLOC);
   return s;
 }
 
@@ -165,42 +185,43 @@ std::string TagsModel::describe(const State& s, const Step& st) const {
   }
 }
 
-std::vector<std::string> TagsModel::variable_names() const {
-  std::vector<std::string> v;
-  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("bit[{}]", t));
-  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("owner[{}]", t));
-  for (int t = 0; t < ntags_; ++t) v.push_back(fmt::format("rqs[{}]", t));
-  for (int sub = 0; sub < nsub_; ++sub) v.push_back(fmt::format("submitter{}", sub));
-  v.push_back("iterator");
-  return v;
-}
+std::vector<std::string> TagsModel::variable_names() const { return schema_.element_names(); }
 
 Footprint TagsModel::footprint(const State& s, const Step& st) const {
   Footprint f;
-  const int bit0 = 0, own0 = ntags_, rqs0 = 2 * ntags_, sub0 = 3 * ntags_, it = 3 * ntags_ + nsub_;
+  const Schema& sc = schema_;
+  static const char* const kSub[] = {"pc", "round", "tag", "obj"};
+  auto submitter = [&](std::bitset<Footprint::kMaxVars>& b, int sub) {
+    for (const char* n : kSub)
+      if (pool_ || n != kSub[3]) b.set(std::size_t(sc.index(sc.find(n), sub)));
+  };
+  auto at = [&](const char* n, int i = 0) { return std::size_t(sc.index(sc.find(n), i)); };
   const int sub = st.actor;
   if (sub == nsub_) {
     const int t = st.arg;
-    f.reads.set(it).set(bit0 + t).set(rqs0 + t).set(own0 + t);
-    for (int i = 0; i < nsub_; ++i) f.reads.set(sub0 + i);  // ref, state and tag of rqs[t]
-    f.writes.set(it);
+    for (const char* n : {"pos", "count", "oops", "stale_fn", "stale_count"}) {
+      f.reads.set(at(n));
+      f.writes.set(at(n));
+    }
+    f.reads.set(at("bit", t)).set(at("rqs", t)).set(at("owner", t));
+    for (int i = 0; i < nsub_; ++i) submitter(f.reads, i);  // ref, state and tag of rqs[t]
     return f;
   }
-  f.reads.set(sub0 + sub);
-  f.writes.set(sub0 + sub);
+  submitter(f.reads, sub);
+  submitter(f.writes, sub);
   switch (st.action) {
     case GET:
-      for (int i = 0; i < nsub_; ++i) f.reads.set(sub0 + i);
+      for (int i = 0; i < nsub_; ++i) submitter(f.reads, i);
       break;
     case ALLOC:
-      for (int t = 0; t < ntags_; ++t) f.reads.set(bit0 + t);  // which bits are clear
-      f.writes.set(bit0 + st.arg).set(own0 + st.arg);
+      for (int t = 0; t < ntags_; ++t) f.reads.set(at("bit", t));  // which bits are clear
+      f.writes.set(at("bit", st.arg)).set(at("owner", st.arg));
       break;
     case ASSIGN:
-      f.writes.set(rqs0 + tag(s, sub));
+      f.writes.set(at("rqs", tag(s, sub)));
       break;
     case FREE:
-      f.writes.set(bit0 + tag(s, sub)).set(own0 + tag(s, sub));
+      f.writes.set(at("bit", tag(s, sub))).set(at("owner", tag(s, sub)));
       break;
     default:
       break;
@@ -216,7 +237,7 @@ std::string TagsModel::summary(const State& s) const {
   }
   std::string out = fmt::format("bits {} rqs[{}] |", bitstr, rq);
   for (int sub = 0; sub < nsub_; ++sub) {
-    out += fmt::format(" s{}:{}", sub, kPcNames[pc(s, sub)]);
+    out += fmt::format(" s{}:{}", sub, tags::kPcNames[pc(s, sub)]);
     if (pc(s, sub) != DONE && pc(s, sub) != GET && pc(s, sub) != ALLOC)
       out += fmt::format("(rq {} tag {})", request_id(s, sub), static_cast<int>(tag(s, sub)));
   }
@@ -228,23 +249,6 @@ std::string TagsModel::summary(const State& s) const {
   return out;
 }
 
-nlohmann::json TagsModel::state_json(const State& s) const {
-  nlohmann::json j;
-  auto& tags = j["tags"] = nlohmann::json::array();
-  for (int t = 0; t < ntags_; ++t)
-    tags.push_back({{"bit", test_bit(s, t) ? 1 : 0}, {"owner", owner(s, t)}, {"rqs", rqs(s, t)}});
-  auto& subs = j["submitters"] = nlohmann::json::array();
-  for (int sub = 0; sub < nsub_; ++sub) {
-    nlohmann::json o{{"pc", kPcNames[pc(s, sub)]}, {"round", round(s, sub)}, {"tag", tag(s, sub)}};
-    if (pool_) o["obj"] = obj(s, sub);
-    subs.push_back(o);
-  }
-  j["iterator"] = {{"pos", iter_pos(s)},
-                   {"count", iter_count(s)},
-                   {"oops", bool(iter_flags(s) & kOops)},
-                   {"stale_fn", bool(iter_flags(s) & kStaleFn)},
-                   {"stale_count", bool(iter_flags(s) & kStaleCount)}};
-  return j;
-}
+nlohmann::json TagsModel::state_json(const State& s) const { return schema_.json(s); }
 
 }  // namespace blkmc

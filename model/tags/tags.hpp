@@ -17,9 +17,17 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 #include "model/tags/tags_logic.hpp"
 
 namespace blkmc {
+
+namespace tags {
+// The state variables, declared once: per tag the bitmap bit, its owner and
+// tags->rqs[]; per submitter its pc, round, tag (and pool object); the
+// iterator's position, count and ghost flags.
+Schema schema(const Config& c);
+}  // namespace tags
 
 class TagsModel {
  public:
@@ -47,7 +55,7 @@ class TagsModel {
 
   TagsModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return nbytes_; }
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
@@ -71,34 +79,27 @@ class TagsModel {
   const tags::Config& config() const { return cfg_; }
   int iterator_actor() const { return nsub_; }
 
-  // --- state accessors (the layout is computed from the parameters) ---
-  static std::uint16_t bits(const State& s) { return std::uint16_t(s.b[0] | (s.b[1] << 8)); }
-  static void set_bits(State& s, std::uint16_t v) {
-    s.b[0] = std::uint8_t(v);
-    s.b[1] = std::uint8_t(v >> 8);
+  // --- state accessors: slots of tags::schema(), resolved once ---
+  const Schema& schema() const { return schema_; }
+  std::uint16_t bits(const State& s) const {
+    std::uint16_t v = 0;
+    for (int t = 0; t < ntags_; ++t) v = std::uint16_t(v | (bit_.get(s, t) << t));
+    return v;
   }
-  static bool test_bit(const State& s, int t) { return (bits(s) >> t) & 1; }
-  std::uint8_t& owner(State& s, int t) const { return s.b[off_owner_ + t]; }
-  std::uint8_t owner(const State& s, int t) const { return s.b[off_owner_ + t]; }
-  std::uint8_t& rqs(State& s, int t) const { return s.b[off_rqs_ + t]; }
-  std::uint8_t rqs(const State& s, int t) const { return s.b[off_rqs_ + t]; }
-  std::uint8_t& pc(State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub]; }
-  std::uint8_t pc(const State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub]; }
-  std::uint8_t& round(State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub + 1]; }
-  std::uint8_t round(const State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub + 1]; }
-  std::uint8_t& tag(State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub + 2]; }
-  std::uint8_t tag(const State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub + 2]; }
-  // Pool object held (pool >= 1 only; there is no byte for it otherwise).
-  std::uint8_t& obj(State& s, int sub) const { return s.b[off_sub_ + sub_bytes_ * sub + 3]; }
-  std::uint8_t obj(const State& s, int sub) const {
-    return pool_ ? s.b[off_sub_ + sub_bytes_ * sub + 3] : 0;
+  bool test_bit(const State& s, int t) const { return bit_.test(s, t); }
+  int owner(const State& s, int t) const { return owner_.get(s, t); }
+  int rqs(const State& s, int t) const { return rqs_.get(s, t); }
+  int pc(const State& s, int sub) const { return pc_.get(s, sub); }
+  int round(const State& s, int sub) const { return round_.get(s, sub); }
+  int tag(const State& s, int sub) const { return tag_.get(s, sub); }
+  // Pool object held (pool >= 1 only; there is no variable for it otherwise).
+  int obj(const State& s, int sub) const { return pool_ ? obj_.get(s, sub) : 0; }
+  int iter_pos(const State& s) const { return pos_.get(s); }
+  int iter_count(const State& s) const { return count_.get(s); }
+  std::uint8_t iter_flags(const State& s) const {
+    return std::uint8_t((oops_.test(s) ? kOops : 0) | (stale_fn_.test(s) ? kStaleFn : 0) |
+                        (stale_count_.test(s) ? kStaleCount : 0));
   }
-  std::uint8_t& iter_pos(State& s) const { return s.b[off_iter_]; }
-  std::uint8_t iter_pos(const State& s) const { return s.b[off_iter_]; }
-  std::uint8_t& iter_count(State& s) const { return s.b[off_iter_ + 1]; }
-  std::uint8_t iter_count(const State& s) const { return s.b[off_iter_ + 1]; }
-  std::uint8_t& iter_flags(State& s) const { return s.b[off_iter_ + 2]; }
-  std::uint8_t iter_flags(const State& s) const { return s.b[off_iter_ + 2]; }
 
   // The request a submitter is working on: a fresh id per round (pool = 0)
   // or the pool object it holds.
@@ -116,63 +117,66 @@ class TagsModel {
   int rq_tag(const State& s, int id) const;
   bool iterator_done(const State& s) const { return tags::iterator_done(cfg_, view(s)); }
 
- // The concrete view the templates of tags_logic.hpp run on: the
-  // ByteState's variables as int and bool.
-  class View {
+  // The concrete views the templates of tags_logic.hpp run on: the state's
+  // variables as int and bool. ConstView reads (guards, properties); View
+  // also writes (steps).
+  class ConstView {
    public:
-    View(const TagsModel& m, State& s) : m_(m), s_(s) {}
+    ConstView(const TagsModel& m, const State& s) : m_(m), s_(s) {}
     static int ic(int v) { return v; }
     static bool bc(bool v) { return v; }
-    bool bit(int t) const { return test_bit(s_, t); }
-    int owner(int t) const { return m_.owner(s_, t); }
-    int rqs(int t) const { return m_.rqs(s_, t); }
-    int pc(int sub) const { return m_.pc(s_, sub); }
-    int round(int sub) const { return m_.round(s_, sub); }
-    int tag(int sub) const { return m_.tag(s_, sub); }
-    int obj(int sub) const { return m_.obj(static_cast<const State&>(s_), sub); }
-    int pos() const { return m_.iter_pos(static_cast<const State&>(s_)); }
-    int count() const { return m_.iter_count(static_cast<const State&>(s_)); }
-    bool oops() const { return m_.iter_flags(static_cast<const State&>(s_)) & kOops; }
-    bool stale_fn() const { return m_.iter_flags(static_cast<const State&>(s_)) & kStaleFn; }
-    bool stale_count() const { return m_.iter_flags(static_cast<const State&>(s_)) & kStaleCount; }
-    void set_bit(int t, bool v) {
-      set_bits(s_, std::uint16_t(v ? bits(s_) | (1u << t) : bits(s_) & ~(1u << t)));
-    }
-    void set_owner(int t, int v) { m_.owner(s_, t) = std::uint8_t(v); }
-    void set_rqs(int t, int v) { m_.rqs(s_, t) = std::uint8_t(v); }
-    void set_pc(int sub, int v) { m_.pc(s_, sub) = std::uint8_t(v); }
-    void set_round(int sub, int v) { m_.round(s_, sub) = std::uint8_t(v); }
-    void set_tag(int sub, int v) { m_.tag(s_, sub) = std::uint8_t(v); }
-    void set_obj(int sub, int v) { m_.obj(s_, sub) = std::uint8_t(v); }
-    void set_pos(int v) { m_.iter_pos(s_) = std::uint8_t(v); }
-    void set_count(int v) { m_.iter_count(s_) = std::uint8_t(v); }
-    void set_oops(bool v) { flag(kOops, v); }
-    void set_stale_fn(bool v) { flag(kStaleFn, v); }
-    void set_stale_count(bool v) { flag(kStaleCount, v); }
+    bool bit(int t) const { return m_.bit_.test(s_, t); }
+    int owner(int t) const { return m_.owner_.get(s_, t); }
+    int rqs(int t) const { return m_.rqs_.get(s_, t); }
+    int pc(int sub) const { return m_.pc_.get(s_, sub); }
+    int round(int sub) const { return m_.round_.get(s_, sub); }
+    int tag(int sub) const { return m_.tag_.get(s_, sub); }
+    int obj(int sub) const { return m_.obj(s_, sub); }
+    int pos() const { return m_.pos_.get(s_); }
+    int count() const { return m_.count_.get(s_); }
+    bool oops() const { return m_.oops_.test(s_); }
+    bool stale_fn() const { return m_.stale_fn_.test(s_); }
+    bool stale_count() const { return m_.stale_count_.test(s_); }
+
+   protected:
+    const TagsModel& m_;
+    const State& s_;
+  };
+  class View : public ConstView {
+   public:
+    View(const TagsModel& m, State& s) : ConstView(m, s), w_(s) {}
+    void set_bit(int t, bool v) { m_.bit_.set(w_, t, v); }
+    void set_owner(int t, int v) { m_.owner_.set(w_, t, v); }
+    void set_rqs(int t, int v) { m_.rqs_.set(w_, t, v); }
+    void set_pc(int sub, int v) { m_.pc_.set(w_, sub, v); }
+    void set_round(int sub, int v) { m_.round_.set(w_, sub, v); }
+    void set_tag(int sub, int v) { m_.tag_.set(w_, sub, v); }
+    void set_obj(int sub, int v) { m_.obj_.set(w_, sub, v); }
+    void set_pos(int v) { m_.pos_.set(w_, v); }
+    void set_count(int v) { m_.count_.set(w_, v); }
+    void set_oops(bool v) { m_.oops_.set(w_, v); }
+    void set_stale_fn(bool v) { m_.stale_fn_.set(w_, v); }
+    void set_stale_count(bool v) { m_.stale_count_.set(w_, v); }
 
    private:
-    void flag(std::uint8_t f, bool v) {
-      auto& x = m_.iter_flags(s_);
-      x = std::uint8_t(v ? x | f : x & ~f);
-    }
-    const TagsModel& m_;
-    State& s_;
+    State& w_;
   };
-  // A read-only view (the guards and properties only read).
-  View view(const State& s) const { return View(*this, const_cast<State&>(s)); }
+  ConstView view(const State& s) const { return ConstView(*this, s); }
 
  private:
   int variant_, ntags_, nsub_, rounds_, pool_;
   tags::Config cfg_;
-  std::size_t off_owner_, off_rqs_, off_sub_, sub_bytes_, off_iter_, nbytes_;
+  Schema schema_;
+  BitVar bit_, oops_, stale_fn_, stale_count_;
+  ByteVar owner_, rqs_, pc_, round_, tag_, obj_, pos_, count_;
 };
 
 template <class F>
 void TagsModel::for_each_successor(const State& s, F&& emit) const {
   State next;
-  const View v = view(s);
+  const ConstView v = view(s);
   for (int sub = 0; sub < nsub_; ++sub) {
-    const std::uint8_t p = pc(s, sub);
+    const int p = pc(s, sub);
     switch (p) {
       case DONE:
         break;
@@ -204,7 +208,7 @@ void TagsModel::for_each_successor(const State& s, F&& emit) const {
         else if (p == START) tags::blk_mq_start_request(cfg_, n, sub);
         else if (p == COMPLETE) tags::blk_mq_complete_request(cfg_, n, sub);
         else tags::blk_mq_free_request(cfg_, n, sub, t);
-        emit(Step{std::uint8_t(sub), p, 0}, next);
+        emit(Step{std::uint8_t(sub), std::uint8_t(p), 0}, next);
       }
     }
   }

@@ -29,6 +29,8 @@ enum Variant : int { V4_11, NullCheck, Refcount, TagMatch };
 // Submitter program counter; also the Step::action of submitter steps.
 enum Pc : int { GET, ALLOC, ASSIGN, START, COMPLETE, FREE, DONE };
 constexpr int VISIT = DONE + 1;  // the iterator's action
+// The pc values by name (state_json, stories).
+inline constexpr const char* kPcNames[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
 
 struct Config {
   int variant, ntags, nsub, rounds, pool;

@@ -8,26 +8,15 @@
 
 namespace blkmc::tags {
 
-namespace {
-const char* const kPcNames[] = {"get", "alloc", "assign", "start", "complete", "free", "done"};
-}  // namespace
-
 Layout::Layout(const Config& c) {
-  int at = 0;
-  bit0 = at, at += c.ntags;
-  owner0 = at, at += c.ntags;
-  rqs0 = at, at += c.ntags;
-  pc0 = at, at += c.nsub;
-  round0 = at, at += c.nsub;
-  tag0 = at, at += c.nsub;
-  obj0 = c.pool ? at : -1;
-  if (c.pool) at += c.nsub;
-  pos = at++;
-  count = at++;
-  oops = at++;
-  stale_fn = at++;
-  stale_count = at++;
-  nvars = at;
+  const Schema sc = schema(c);
+  auto first = [&](const char* n) { return sc.first(sc.find(n)); };
+  bit0 = first("bit"), owner0 = first("owner"), rqs0 = first("rqs");
+  pc0 = first("pc"), round0 = first("round"), tag0 = first("tag");
+  obj0 = c.pool ? first("obj") : -1;
+  pos = first("pos"), count = first("count"), oops = first("oops");
+  stale_fn = first("stale_fn"), stale_count = first("stale_count");
+  nvars = sc.size();
 }
 
 std::vector<SymAction> actions(const Config& c) {
@@ -136,21 +125,7 @@ std::vector<std::string> lemma_names(const Config& c, int prop) {
 TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
   const Layout l(c);
   TransitionSystem ts;
-  const int maxid = c.pool ? c.pool : c.nsub * c.rounds;
-  auto add = [&](const std::string& n, bool b, int lo, int hi) { ts.vars.push_back({n, b, lo, hi}); };
-  for (int t = 0; t < c.ntags; ++t) add(fmt::format("bit[{}]", t), true, 0, 1);
-  for (int t = 0; t < c.ntags; ++t) add(fmt::format("owner[{}]", t), false, 0, maxid);
-  for (int t = 0; t < c.ntags; ++t) add(fmt::format("rqs[{}]", t), false, 0, maxid);
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("pc[{}]", s), false, 0, DONE);
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("round[{}]", s), false, 0, c.rounds);
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("tag[{}]", s), false, 0, c.ntags - 1);
-  if (c.pool)
-    for (int s = 0; s < c.nsub; ++s) add(fmt::format("obj[{}]", s), false, 0, c.pool);
-  add("pos", false, 0, c.ntags);
-  add("count", false, 0, c.ntags);
-  add("oops", true, 0, 1);
-  add("stale_fn", true, 0, 1);
-  add("stale_count", true, 0, 1);
+  ts.vars = schema(c).ts_vars();
   // Integers as signed bit-vectors just wide enough for every value a step
   // computes (tags + 1, ids + 1, rounds + 1, the pcs, -1).
   {
@@ -232,55 +207,14 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
 }
 
 std::optional<TagsModel::State> concrete_state(const TagsModel& m, const std::vector<int>& v) {
-  const Config& c = m.config();
-  const Layout l(c);
-  for (int x : v)
-    if (x < 0 || x > 255) return std::nullopt;
+  if (!m.schema().representable(v)) return std::nullopt;
   TagsModel::State s{};
-  TagsModel::View w(m, s);
-  auto at = [&](int i) { return v.at(std::size_t(i)); };
-  for (int t = 0; t < c.ntags; ++t) {
-    w.set_bit(t, at(l.bit0 + t) != 0);
-    w.set_owner(t, at(l.owner0 + t));
-    w.set_rqs(t, at(l.rqs0 + t));
-  }
-  for (int sub = 0; sub < c.nsub; ++sub) {
-    w.set_pc(sub, at(l.pc0 + sub));
-    w.set_round(sub, at(l.round0 + sub));
-    w.set_tag(sub, at(l.tag0 + sub));
-    if (c.pool) w.set_obj(sub, at(l.obj0 + sub));
-  }
-  w.set_pos(at(l.pos));
-  w.set_count(at(l.count));
-  w.set_oops(at(l.oops) != 0);
-  w.set_stale_fn(at(l.stale_fn) != 0);
-  w.set_stale_count(at(l.stale_count) != 0);
+  m.schema().set_values(s, v);
   return s;
 }
 
 std::vector<int> frame_values(const TagsModel& m, const TagsModel::State& s) {
-  const Config& c = m.config();
-  const Layout l(c);
-  std::vector<int> v(std::size_t(l.nvars));
-  const TagsModel::View w = m.view(s);
-  auto put = [&](int i, int x) { v[std::size_t(i)] = x; };
-  for (int t = 0; t < c.ntags; ++t) {
-    put(l.bit0 + t, w.bit(t));
-    put(l.owner0 + t, w.owner(t));
-    put(l.rqs0 + t, w.rqs(t));
-  }
-  for (int sub = 0; sub < c.nsub; ++sub) {
-    put(l.pc0 + sub, w.pc(sub));
-    put(l.round0 + sub, w.round(sub));
-    put(l.tag0 + sub, w.tag(sub));
-    if (c.pool) put(l.obj0 + sub, w.obj(sub));
-  }
-  put(l.pos, w.pos());
-  put(l.count, w.count());
-  put(l.oops, w.oops());
-  put(l.stale_fn, w.stale_fn());
-  put(l.stale_count, w.stale_count());
-  return v;
+  return m.schema().values(s);
 }
 
 std::string state_text(const Config& c, const std::vector<int>& v) {

@@ -1,0 +1,148 @@
+#include "model/schema.hpp"
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+int Schema::add_place(Place p) {
+  if (laid_out_) throw std::logic_error("schema: declaration after layout");
+  places_.push_back(std::move(p));
+  return int(places_.size()) - 1;
+}
+
+int Schema::add(Var v) {
+  if (laid_out_) throw std::logic_error("schema: declaration after layout");
+  if (v.hi < v.lo || v.hi - v.lo > 255)
+    throw std::logic_error(fmt::format("schema: {} ranges over {}..{}, more than a byte", v.name, v.lo, v.hi));
+  if (v.place >= int(places_.size())) throw std::logic_error("schema: " + v.name + " in an unknown place");
+  vars_.push_back(std::move(v));
+  return int(vars_.size()) - 1;
+}
+
+void Schema::layout() {
+  slots_.assign(vars_.size(), {});
+  first_.assign(vars_.size(), 0);
+  auto is_bit = [](const Var& v) { return v.kind == VarKind::Bool || v.kind == VarKind::Bit; };
+  std::uint32_t at = 0;
+  // Bytes: the top level and the groups, then each block's copies back to back.
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    if (!is_bit(vars_[i]) && (vars_[i].place < 0 || !places_[std::size_t(vars_[i].place)].block))
+      slots_[i] = {at++, 0, false};
+  for (std::size_t p = 0; p < places_.size(); ++p) {
+    if (!places_[p].block) continue;
+    std::uint32_t rec = 0;
+    for (const Var& v : vars_)
+      if (!is_bit(v) && v.place == int(p)) ++rec;
+    for (std::size_t i = 0; i < vars_.size(); ++i)
+      if (!is_bit(vars_[i]) && vars_[i].place == int(p)) slots_[i] = {at++, rec, false};
+    at += rec * std::uint32_t(places_[p].copies - 1);
+  }
+  // Bits: each variable's copies side by side (a bitmap reads as one).
+  std::uint32_t bit = at * 8;
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    if (is_bit(vars_[i])) {
+      slots_[i] = {bit, 1, true};
+      bit += std::uint32_t(copies(int(i)));
+    }
+  bytes_ = (bit + 7) / 8;
+  int flat = 0;
+  for (std::size_t i = 0; i < vars_.size(); ++i) {
+    first_[i] = flat;
+    flat += copies(int(i));
+  }
+  nflat_ = flat;
+  laid_out_ = true;
+}
+
+int Schema::find(const std::string& name) const {
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].name == name) return int(i);
+  throw std::logic_error("schema: no variable " + name);
+}
+
+ByteVar Schema::byte_var(int id) const {
+  const Slot& s = slots_.at(std::size_t(id));
+  if (s.bit) throw std::logic_error("schema: " + var(id).name + " is packed in bits");
+  return {s.at, s.stride, var(id).lo};
+}
+
+BitVar Schema::bit_var(int id) const {
+  const Slot& s = slots_.at(std::size_t(id));
+  if (!s.bit) throw std::logic_error("schema: " + var(id).name + " is a byte");
+  return {s.at, s.stride, var(id).lo};
+}
+
+std::vector<std::string> Schema::element_names() const {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < vars_.size(); ++i) {
+    const Var& v = vars_[i];
+    const bool array = v.place >= 0 && places_[std::size_t(v.place)].block;
+    for (int c = 0; c < copies(int(i)); ++c)
+      out.push_back(array ? fmt::format("{}[{}]", v.name, c) : v.name);
+  }
+  return out;
+}
+
+std::vector<TsVar> Schema::ts_vars() const {
+  std::vector<TsVar> out;
+  const auto names = element_names();
+  for (std::size_t i = 0; i < vars_.size(); ++i) {
+    const Var& v = vars_[i];
+    for (int c = 0; c < copies(int(i)); ++c)
+      out.push_back({names[std::size_t(index(int(i), c))], v.kind == VarKind::Bool || v.kind == VarKind::Bit,
+                     v.lo, v.hi});
+  }
+  return out;
+}
+
+bool Schema::representable(const std::vector<int>& flat) const {
+  if (int(flat.size()) != nflat_) return false;
+  for (std::size_t i = 0; i < vars_.size(); ++i) {
+    const Var& v = vars_[i];
+    const int hi = slots_[i].bit ? v.lo + 1 : v.lo + 255;
+    for (int c = 0; c < copies(int(i)); ++c) {
+      const int x = flat[std::size_t(index(int(i), c))];
+      if (x < v.lo || x > hi) return false;
+    }
+  }
+  return true;
+}
+
+nlohmann::json Schema::value_json(int id, int x) const {
+  const Var& v = var(id);
+  if (v.kind == VarKind::Bool) return x != 0;
+  if (v.kind == VarKind::Enum && x >= v.lo && x <= v.hi) return v.values[std::size_t(x - v.lo)];
+  return x;
+}
+
+std::string Schema::value_text(int id, int x) const {
+  const Var& v = var(id);
+  if (v.kind == VarKind::Bool) return x ? "true" : "false";
+  if (v.kind == VarKind::Enum && x >= v.lo && x <= v.hi) return v.values[std::size_t(x - v.lo)];
+  return std::to_string(x);
+}
+
+nlohmann::json Schema::json_of(const std::vector<int>& flat) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const Place& p : places_)
+    if (p.block) {
+      auto& a = j[p.name] = nlohmann::json::array();
+      for (int c = 0; c < p.copies; ++c) a.push_back(nlohmann::json::object());
+    } else {
+      j[p.name] = nlohmann::json::object();
+    }
+  for (std::size_t i = 0; i < vars_.size(); ++i) {
+    const Var& v = vars_[i];
+    for (int c = 0; c < copies(int(i)); ++c) {
+      nlohmann::json x = value_json(int(i), flat[std::size_t(index(int(i), c))]);
+      if (v.place < 0) j[v.name] = std::move(x);
+      else {
+        const Place& p = places_[std::size_t(v.place)];
+        (p.block ? j[p.name][std::size_t(c)] : j[p.name])[v.name] = std::move(x);
+      }
+    }
+  }
+  return j;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,192 @@
+// model/schema: a model's state variables, declared once (in the spirit of
+// LTSmin's lts_type). Each variable has a name, a kind (bool, bit, bounded int, or
+// enum with value names), a range, and a place: the state's top level, a
+// group (one named object, e.g. the iterator), or a block (one copy per actor
+// or per object, e.g. each submitter, each tag). From that one declaration
+// come:
+//   - the byte layout: a block's copies lie back to back (an actor's
+//     variables share a cache line), booleans and bits are packed at the
+//     end, every other value is one byte holding value - lo;
+//   - typed slots (ByteVar, BitVar) the model's views read and write;
+//   - the flat variable list (var-major: every copy of a variable, then the
+//     next variable): footprint bits, `variable_names()`, the Z3 variables of
+//     `blkmc prove` (TsVar) and frame values;
+//   - `state_json`: groups as objects, blocks as arrays of objects, enum
+//     values by name.
+// A reduction reads the same schema: which variables a property reads, which
+// blocks are interchangeable actors, how a state splits into parts.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/transition_system.hpp"
+
+namespace blkmc {
+
+// Bool: false/true; Bit: a bitmap bit, a boolean shown as 0/1; Int: a
+// bounded integer; Enum: an integer whose values have names.
+enum class VarKind : std::uint8_t { Bool, Bit, Int, Enum };
+
+// One byte per element, stored as value - lo.
+struct ByteVar {
+  std::uint32_t off = 0;
+  std::uint32_t stride = 0;  // bytes between copies
+  int lo = 0;
+  template <class S>
+  int get(const S& s, int i = 0) const {
+    return int(s.b[off + stride * std::uint32_t(i)]) + lo;
+  }
+  template <class S>
+  void set(S& s, int i, int v) const {
+    s.b[off + stride * std::uint32_t(i)] = std::uint8_t(v - lo);
+  }
+  template <class S>
+  void set(S& s, int v) const {
+    set(s, 0, v);
+  }
+};
+
+// One bit per element (a Bool or Bit variable).
+struct BitVar {
+  std::uint32_t bit = 0;  // bit position of copy 0 in the state
+  std::uint32_t stride = 0;
+  int lo = 0;
+  template <class S>
+  int get(const S& s, int i = 0) const {
+    const std::uint32_t p = bit + stride * std::uint32_t(i);
+    return ((s.b[p >> 3] >> (p & 7)) & 1) + lo;
+  }
+  template <class S>
+  bool test(const S& s, int i = 0) const {
+    return get(s, i) != lo;
+  }
+  template <class S>
+  void set(S& s, int i, int v) const {
+    const std::uint32_t p = bit + stride * std::uint32_t(i);
+    const auto m = std::uint8_t(1u << (p & 7));
+    s.b[p >> 3] = std::uint8_t(v != lo ? s.b[p >> 3] | m : s.b[p >> 3] & ~m);
+  }
+  template <class S>
+  void set(S& s, int v) const {
+    set(s, 0, v);
+  }
+};
+
+class Schema {
+ public:
+  struct Var {
+    std::string name;
+    VarKind kind = VarKind::Int;
+    int lo = 0, hi = 1;
+    std::vector<std::string> values;  // Enum: the name of each value lo..hi
+    int place = -1;                   // -1: top level; else a group or block
+  };
+  struct Place {
+    std::string name;
+    int copies = 1;
+    bool block = false;  // an array of copies (json array) rather than one group
+  };
+
+  // A group: one named object of variables (copies = 1).
+  int group(std::string name) { return add_place({std::move(name), 1, false}); }
+  // A block: `copies` copies of its variables (one per actor or object).
+  int block(std::string name, int copies) { return add_place({std::move(name), copies, true}); }
+
+  // Declares a variable; returns its id. place: -1, or a group or block id.
+  int boolean(std::string name, int place = -1) {
+    return add({std::move(name), VarKind::Bool, 0, 1, {}, place});
+  }
+  int bit(std::string name, int place = -1) {
+    return add({std::move(name), VarKind::Bit, 0, 1, {}, place});
+  }
+  int integer(std::string name, int lo, int hi, int place = -1) {
+    return add({std::move(name), VarKind::Int, lo, hi, {}, place});
+  }
+  int enumeration(std::string name, std::vector<std::string> values, int place = -1) {
+    const int hi = int(values.size()) - 1;
+    return add({std::move(name), VarKind::Enum, 0, hi, std::move(values), place});
+  }
+
+  // Lays the state out; no declaration after this.
+  void layout();
+
+  std::size_t bytes() const { return bytes_; }
+  const std::vector<Var>& vars() const { return vars_; }
+  const Var& var(int id) const { return vars_.at(std::size_t(id)); }
+  int copies(int id) const { const Var& v = var(id); return v.place < 0 ? 1 : places_[std::size_t(v.place)].copies; }
+  int find(const std::string& name) const;  // throws std::logic_error
+
+  // The slot of a variable (throws std::logic_error when it is the other kind).
+  ByteVar byte_var(int id) const;
+  BitVar bit_var(int id) const;
+
+  // The flat variable list: element (id, copy) has index first(id) + copy.
+  int first(int id) const { return first_.at(std::size_t(id)); }
+  int index(int id, int copy = 0) const { return first(id) + copy; }
+  int size() const { return nflat_; }
+  std::vector<std::string> element_names() const;  // "pc[1]", "pos"
+  // The flat list as the Z3 variables of `blkmc prove` (booleans as Bool).
+  std::vector<TsVar> ts_vars() const;
+
+  // Element values, flat, and back; state_json.
+  template <class S>
+  int value(const S& s, int id, int copy = 0) const {
+    const Slot& sl = slots_[std::size_t(id)];
+    return sl.bit ? BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy)
+                  : ByteVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy);
+  }
+  template <class S>
+  void set_value(S& s, int id, int copy, int v) const {
+    const Slot& sl = slots_[std::size_t(id)];
+    if (sl.bit)
+      BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.set(s, copy, v);
+    else
+      ByteVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.set(s, copy, v);
+  }
+  template <class S>
+  std::vector<int> values(const S& s) const {
+    std::vector<int> out(static_cast<std::size_t>(nflat_));
+    for (int id = 0; id < int(vars_.size()); ++id)
+      for (int c = 0; c < copies(id); ++c) out[std::size_t(index(id, c))] = value(s, id, c);
+    return out;
+  }
+  // Whether every value fits its variable's storage (so set_values is exact).
+  bool representable(const std::vector<int>& flat) const;
+  template <class S>
+  void set_values(S& s, const std::vector<int>& flat) const {
+    for (int id = 0; id < int(vars_.size()); ++id)
+      for (int c = 0; c < copies(id); ++c) set_value(s, id, c, flat.at(std::size_t(index(id, c))));
+  }
+  template <class S>
+  nlohmann::json json(const S& s) const {
+    return json_of(values(s));
+  }
+  nlohmann::json json_of(const std::vector<int>& flat) const;
+  // A value as text: an enum's name, a boolean's true/false, else the number.
+  std::string value_text(int id, int v) const;
+
+ private:
+  struct Slot {
+    std::uint32_t at = 0;  // byte offset, or bit position when bit
+    std::uint32_t stride = 0;
+    bool bit = false;
+  };
+  int add_place(Place p);
+  int add(Var v);
+  nlohmann::json value_json(int id, int v) const;
+
+  std::vector<Place> places_;
+  std::vector<Var> vars_;
+  std::vector<Slot> slots_;
+  std::vector<int> first_;
+  int nflat_ = 0;
+  std::size_t bytes_ = 0;
+  bool laid_out_ = false;
+};
+
+}  // namespace blkmc
