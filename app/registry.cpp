@@ -54,10 +54,15 @@ const std::vector<const ModelHandle*>& all_models() {
   static const ModelAdapter<WorkqueueModel> workqueue;
   static const ModelAdapter<SbitmapModel> sbitmap;
   static const ModelAdapter<sched::DeadlineModel> deadline(
-      {.decisions = once<sched::deadline_decisions>, .elevator = "mq-deadline"});
+      {.decisions = once<sched::deadline_decisions>,
+       .elevator = "mq-deadline",
+       .tunables = {"fifo_batch", "writes_starved"}});
   static const ModelAdapter<sched::NoneModel> none({.elevator = "none"});
   static const ModelAdapter<sched::BfqModel> bfq(
-      {.decisions = once<sched::bfq_decisions>, .elevator = "bfq"});
+      {.decisions = once<sched::bfq_decisions>,
+       .elevator = "bfq",
+       .tunables = {"low_latency", "strict_guarantees"},
+       .device_variant = -1});
   static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>, .elevator = ""});
   static const std::vector<const ModelHandle*> models{
       &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};

@@ -43,8 +43,12 @@ struct Offers {
   // k-induction for `blkmc prove` (null: no symbolic semantics).
   const ProveDriver* prove = nullptr;
   // The kernel elevator `blkmc device` runs the model against, by its sysfs
-  // name ("": not a scheduler model).
+  // name ("": not a scheduler model), the model parameters it writes to the
+  // elevator's sysfs tunables, and the variant a run takes by default
+  // (-1: the last listed, where the list ends with the running kernel).
   std::string elevator;
+  std::vector<std::string> tunables = {};
+  int device_variant = 0;
 };
 
 class ModelHandle {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "explorer/report.hpp"
+#include "app/report.hpp"
 
 namespace blkmc {
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -117,10 +118,7 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
   RunOptions opt;
   opt.scheduler = sched_name;
   opt.engine = engine;
-  if (sched_name == "mq-deadline")
-    for (const char* k : {"fifo_batch", "writes_starved"}) opt.tunables.emplace_back(k, params.at(k));
-  if (sched_name == "bfq")
-    for (const char* k : {"low_latency", "strict_guarantees"}) opt.tunables.emplace_back(k, params.at(k));
+  for (const auto& k : model_of_elevator(sched_name).offers().tunables) opt.tunables.emplace_back(k, params.at(k));
   c.tunables = tunable_text(opt.tunables);
   std::vector<Event> predicted_events;
   c.predicted = predict_order(m, &predicted_events);
@@ -287,8 +285,8 @@ Resolved resolve(const Source& src, const std::string& sched_opt, const std::str
                  const std::vector<std::string>& kvs) {
   Resolved r;
   r.scheduler = !sched_opt.empty() ? sched_opt : !src.scheduler.empty() ? src.scheduler : "mq-deadline";
-  if (r.scheduler == "deadline") r.scheduler = "mq-deadline";
-  const ModelHandle& mh = find_model(model_of_scheduler(r.scheduler));
+  const ModelHandle& mh = model_of_elevator(r.scheduler);
+  r.scheduler = mh.offers().elevator;  // "deadline" -> "mq-deadline"
   Params given = src.scheduler.empty() || src.scheduler == r.scheduler ? src.params : Params{};
   Params p = resolve_params(mh.info(), kvs);
   for (const auto& [k, v] : resolve_params(mh.info(), given)) {
@@ -306,17 +304,28 @@ Resolved resolve(const Source& src, const std::string& sched_opt, const std::str
   p["clock"] = 0;
   const std::string v = !variant_opt.empty() ? variant_opt : src.model_variant;
   const auto& vars = mh.info().variants;
-  r.variant = v.empty() ? (r.scheduler == "bfq" ? int(vars.size()) - 1 : 0) : find_variant_index(mh.info(), v);
+  const int def = mh.offers().device_variant;
+  r.variant = !v.empty() ? find_variant_index(mh.info(), v) : def < 0 ? int(vars.size()) + def : def;
   r.params = p;
   return r;
 }
 
+// The scheduler class behind the elevator's model (by the model's own name).
+template <class... Sched>
+CaseResult run_case_of(Session& ses, const Resolved& r, int repeat, bool verbose) {
+  const std::string& model = model_of_elevator(r.scheduler).info().name;
+  std::optional<CaseResult> c;
+  ((!c && sched::SchedModel<Sched>::static_info().name == model
+        ? (void)(c = run_case<Sched>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine))
+        : void()),
+   ...);
+  if (!c) throw std::logic_error("device: no scheduler class for model " + model);
+  return *c;
+}
+
 CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
-  if (r.scheduler == "mq-deadline")
-    return run_case<sched::DeadlineScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
-  if (r.scheduler == "bfq")
-    return run_case<sched::BfqScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
-  return run_case<sched::NoneScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
+  return run_case_of<sched::DeadlineScheduler, sched::BfqScheduler, sched::NoneScheduler>(ses, r, repeat,
+                                                                                         verbose);
 }
 
 template <class F>

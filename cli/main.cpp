@@ -13,7 +13,7 @@
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
-#include "explorer/report.hpp"
+#include "app/report.hpp"
 #include "app/registry.hpp"
 
 using namespace blkmc;

@@ -13,7 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/prove.hpp"
-#include "explorer/report.hpp"
+#include "app/report.hpp"
 #include "app/registry.hpp"
 #include "props/diff.hpp"
 #include "app/registry.hpp"

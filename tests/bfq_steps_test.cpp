@@ -1,6 +1,6 @@
 // Unit tests for the BFQ model (model/sched/bfq.*): the decision functions
 // of bfq_decide.hpp against plain truth tables of the fact sheet's formulas
-// (docs/bfq-cfq-facts.md A9), and each variant's distinguishing behaviour
+// (docs/models/bfq-cfq-facts.md A9), and each variant's distinguishing behaviour
 // through the public step interface.
 #include <doctest/doctest.h>
 

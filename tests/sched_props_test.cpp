@@ -20,7 +20,7 @@
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
 #include "app/adapter.hpp"
-#include "explorer/report.hpp"
+#include "app/report.hpp"
 #include "explorer/search.hpp"
 #include "tests/toy_model.hpp"
 

@@ -6,7 +6,7 @@
 // never an `if` or ?: on a B, so that the same source can be instantiated
 // over z3::expr (issue 6) to prove what the explorer finds on concrete
 // values. Names follow the kernel's functions; the formulas are those of
-// docs/bfq-cfq-facts.md A9 (re-read in the 4.13.4, 4.14.5 and 4.19.1
+// docs/models/bfq-cfq-facts.md A9 (re-read in the 4.13.4, 4.14.5 and 4.19.1
 // sources listed there).
 //
 //   bfq_may_idle_v413         4.13 bfq_bfqq_may_idle (before seed 003)

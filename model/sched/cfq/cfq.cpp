@@ -30,7 +30,7 @@ const std::vector<VariantInfo>& CfqScheduler::variants() {
       {"2.6.33", "v2.6.33",
        "CFQ of 2.6.33: seekiness by the EWMA seek mean (CFQQ_SEEK_THR on seek_mean, valid after "
        "3 samples), quantum 4, no group_idle, no un-deepening, slice used -> expire",
-       "docs/bfq-cfq-facts.md B (linux-2.6.33 block/cfq-iosched.c); seeds/001 baseline"},
+       "docs/models/bfq-cfq-facts.md B (linux-2.6.33 block/cfq-iosched.c); seeds/001 baseline"},
       {"seeky-rework", "seed 001 RFC PATCH 1/2 + 2/2 on 2.6.33",
        "\"cfq-iosched: rework seeky detection\" + \"rethink seeky detection for SSDs\" (Corrado "
        "Zoccolo, Feb 2010, merged for 2.6.34): seek_history bits, SEEKY = more than 1/8 of them "
@@ -40,7 +40,7 @@ const std::vector<VariantInfo>& CfqScheduler::variants() {
       {"3.1-rc5", "v3.1-rc5",
        "CFQ of 3.1: seek history, quantum 8, group_idle, slice_idle == 0 in cfq_should_idle, the "
        "un-deepening block in cfq_select_queue, keep an empty sole queue whose slice is used",
-       "docs/bfq-cfq-facts.md B (linux-3.1 block/cfq-iosched.c); seeds/000 and 004 baseline"},
+       "docs/models/bfq-cfq-facts.md B (linux-3.1 block/cfq-iosched.c); seeds/000 and 004 baseline"},
       {"deep-fix-v1", "seed 000: Shaohua Li's first patch (code not in the seeds; reconstructed)",
        "fast device = a strictly seeky queue's request completes within a jiffy (per-request "
        "completion time, as the thread describes it); deep only while not fast; un-deepening "

@@ -1,7 +1,7 @@
 // model/sched/cfq: the CFQ I/O scheduler (block/cfq-iosched.c, 2.6.33 and
 // 3.1), one cfq_group, over the blk-mq device of model/sched.
 //
-// Mirrors (docs/bfq-cfq-facts.md part B; the decisions are templates in
+// Mirrors (docs/models/bfq-cfq-facts.md part B; the decisions are templates in
 // cfq_decide.hpp): one cfq_queue per process (a process that reads, or a
 // sync=1 one, has a sync queue: CFQ treats reads and O_DIRECT writes as
 // sync; sync=0 readers stand for aio O_DIRECT submitters that keep several

@@ -4,7 +4,7 @@
 // B is bool (the scheduler) or, later, z3::expr (issue 6); I is int or
 // z3::expr. Only &&, ||, !, comparisons, + and - on the inputs, and ite()
 // for selection: no `if` or ?: on a B, no short-circuit that needs bool.
-// Formulas from docs/bfq-cfq-facts.md part B (cfq-iosched.c of 2.6.33 and
+// Formulas from docs/models/bfq-cfq-facts.md part B (cfq-iosched.c of 2.6.33 and
 // 3.1, seeds 000/001/004), in the model's scaled units (ticks, sectors
 // 0..255, a seek history of `seek_window` bits).
 #pragma once

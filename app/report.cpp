@@ -1,4 +1,4 @@
-#include "explorer/report.hpp"
+#include "app/report.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The layers only point down (docs/architecture.md, "Layers"): an include
+# from a lower layer into a higher one fails, as does a file outside the
+# registry that matches on a model's name, or a raw state offset in model
+# code converted to the schema.
+set -u
+src=${1:?usage: layers_test.sh SOURCE_DIR}
+cd "$src" || exit 2
+fail=0
+# layer -> the folders it may not include from
+check() {
+  local dir=$1; shift
+  local pat
+  pat=$(printf '|%s/' "$@"); pat=${pat:1}
+  local hits
+  hits=$(grep -rnE "#include \"($pat)" "$dir" --include='*.hpp' --include='*.cpp' || true)
+  if [[ -n $hits ]]; then
+    echo "FAIL: $dir includes from a layer above it:"; echo "$hits"; fail=1
+  fi
+}
+check common model props counterexamples explorer app device cli
+check model props counterexamples explorer app device cli
+check props counterexamples explorer app device cli
+check counterexamples explorer app device cli
+check explorer app device cli
+check app device cli
+# Model names are matched only in the registry.
+names='tags|inflight|integrity|workqueue|sbitmap|deadline|bfq|cfq'
+hits=$(grep -rnE "(==|!=) *\"($names)\"|\"($names)\" *(==|!=)" app cli device props explorer counterexamples \
+         --include='*.hpp' --include='*.cpp' | grep -v '^app/registry.cpp' || true)
+if [[ -n $hits ]]; then
+  echo "FAIL: a model name matched outside app/registry.cpp:"; echo "$hits"; fail=1
+fi
+# Models on the schema write no raw byte offsets.
+for f in model/tags/tags.hpp model/tags/tags.cpp model/tags/tags_symbolic.cpp; do
+  hits=$(grep -nE '\bs_?\.b\[|\.b\[off' "$f" || true)
+  if [[ -n $hits ]]; then echo "FAIL: raw state offset in $f:"; echo "$hits"; fail=1; fi
+done
+((fail)) && exit 1
+echo "layers: model/ includes nothing above it; model names only in app/registry.cpp"
