@@ -4,11 +4,6 @@
 
 namespace blkmc {
 
-namespace {
-// Submitter program counters by name, indexed by InflightModel::Pc.
-const char* const kPcNames[] = {"submit", "dispatch", "complete", "free", "done"};
-}  // namespace
-
 const ModelInfo& InflightModel::static_info() {
   static const ModelInfo info{
       "inflight",
@@ -318,7 +313,7 @@ Footprint InflightModel::footprint(const State& s, const Step& st) const {
 std::string InflightModel::summary(const State& s) const {
   std::string out;
   for (int sub = 0; sub < nsub_; ++sub) {
-    out += fmt::format("{}s{}:{}", sub ? " " : "", sub, kPcNames[pc(s, sub)]);
+    out += fmt::format("{}s{}:{}", sub ? " " : "", sub, inflight::kPcNames[pc(s, sub)]);
     if (pc(s, sub) != SUBMIT && pc(s, sub) != DONE)
       out += fmt::format("(rq {} {})", request_id(s, sub), target_name(target(s, sub)));
   }
@@ -355,7 +350,7 @@ nlohmann::json InflightModel::state_json(const State& s) const {
   nlohmann::json j;
   auto& subs = j["submitters"] = nlohmann::json::array();
   for (int sub = 0; sub < nsub_; ++sub)
-    subs.push_back({{"pc", kPcNames[pc(s, sub)]},
+    subs.push_back({{"pc", inflight::kPcNames[pc(s, sub)]},
                     {"round", round(s, sub)},
                     {"target", target_name(target(s, sub))}});
   if (!uses_tag_walk()) {

@@ -62,7 +62,8 @@ class InflightModel {
   // Submitter program counter (the next step); also the Step::action of
   // submitter steps. SUBMIT: idle; DISPATCH: in the scheduler; COMPLETE:
   // started; FREE: completed, still holding its driver tag.
-  enum Pc : std::uint8_t { SUBMIT, DISPATCH, COMPLETE, FREE, DONE };
+  using Pc = inflight::Pc;
+  using enum inflight::Pc;
   // Reader actions: READ begins a read (arg: target) and reads element 0;
   // VISIT reads element arg (a driver tag or a CPU).
   static constexpr std::uint8_t READ = DONE + 1, VISIT = DONE + 2;
@@ -246,30 +247,30 @@ void InflightModel::for_each_successor(const State& s, F&& emit) const {
   for (int sub = 0; sub < nsub_; ++sub) {
     const std::uint8_t p = pc(s, sub);
     switch (p) {
-      case DONE:
+      case inflight::DONE:
         break;
-      case SUBMIT:  // any target, on any CPU (per-CPU variants)
+      case inflight::SUBMIT:  // any target, on any CPU (per-CPU variants)
         if (!inflight::may_submit(cfg_, v, sub)) break;
         for (int t = first_target(); t <= parts_; ++t)
           for (int c = 0; c < cpus_for_step; ++c) {
             next = s;
             View n(*this, next);
             inflight::blk_account_io_start(cfg_, n, sub, t, c);
-            emit(Step{std::uint8_t(sub), SUBMIT, std::uint8_t(t | (c << 4))}, next);
+            emit(Step{std::uint8_t(sub), inflight::SUBMIT, std::uint8_t(t | (c << 4))}, next);
           }
         break;
-      case COMPLETE: {  // completes on any CPU, not necessarily the submitting one
+      case inflight::COMPLETE: {  // completes on any CPU, not necessarily the submitting one
         const int t = target(s, sub);
         if (!inflight::may_complete(cfg_, v, sub, t)) break;
         for (int c = 0; c < cpus_for_step; ++c) {
           next = s;
           View n(*this, next);
           inflight::blk_account_io_done(cfg_, n, sub, t, c);
-          emit(Step{std::uint8_t(sub), COMPLETE, std::uint8_t(c)}, next);
+          emit(Step{std::uint8_t(sub), inflight::COMPLETE, std::uint8_t(c)}, next);
         }
         break;
       }
-      case DISPATCH:
+      case inflight::DISPATCH:
         if (!inflight::may_dispatch(cfg_, v, sub)) break;
         next = s;
         {

@@ -18,13 +18,14 @@
 
 #include <utility>
 
-namespace blkmc::inflight {
+#include "model/concrete_values.hpp"
 
-inline bool ite(bool c, bool a, bool b) { return c ? a : b; }
-inline int ite(bool c, int a, int b) { return c ? a : b; }
+namespace blkmc::inflight {
 
 enum Variant : int { LegacyAtomic, TagWalkV1, TagWalkDouble, Bf0ddaba, B0d97557, Percpu, Be835694 };
 enum Pc : int { SUBMIT, DISPATCH, COMPLETE, FREE, DONE };
+// The pc values by name (state_json, stories, prove's states).
+inline constexpr const char* kPcNames[] = {"submit", "dispatch", "complete", "free", "done"};
 constexpr int READ = DONE + 1, VISIT = DONE + 2;
 
 struct Config {

@@ -261,7 +261,6 @@ std::optional<InflightModel::State> concrete_state(const InflightModel& m, const
 }
 
 namespace {
-const char* const kPcNames[] = {"idle", "queued", "started", "completed", "done"};
 std::string part_name(int t) { return t == 0 ? std::string("sda") : fmt::format("sda{}", t); }
 }  // namespace
 

@@ -18,12 +18,9 @@
 // only applied where the guard holds.
 #pragma once
 
-namespace blkmc::tags {
+#include "model/concrete_values.hpp"
 
-// Selection on concrete values; for z3::expr argument-dependent lookup finds
-// z3::ite.
-inline bool ite(bool c, bool a, bool b) { return c ? a : b; }
-inline int ite(bool c, int a, int b) { return c ? a : b; }
+namespace blkmc::tags {
 
 enum Variant : int { V4_11, NullCheck, Refcount, TagMatch };
 // Submitter program counter; also the Step::action of submitter steps.

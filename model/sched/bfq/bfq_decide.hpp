@@ -24,14 +24,9 @@
 //   bfq_select_action         what bfq_select_queue does with it
 #pragma once
 
-namespace blkmc::sched {
+#include "model/concrete_values.hpp"
 
-// Selection and constants on concrete values; issue 6 adds the z3::expr
-// overloads (z3::ite; like.ctx().bool_val / int_val).
-inline bool ite(bool c, bool a, bool b) { return (c && a) || (!c && b); }
-inline int ite(bool c, int a, int b) { return c ? a : b; }
-inline bool bval(bool /*like*/, bool v) { return v; }
-inline int ival(bool /*like*/, int v) { return v; }
+namespace blkmc::sched {
 
 // The named inputs of the idling decision (facts A9).
 template <class B>

@@ -9,11 +9,9 @@
 // 0..255, a seek history of `seek_window` bits).
 #pragma once
 
-namespace blkmc::sched::cfq {
+#include "model/concrete_values.hpp"
 
-inline bool ite(bool c, bool a, bool b) { return c ? a : b; }
-inline int ite(bool c, int a, int b) { return c ? a : b; }
-inline int ival(int /*like*/, int v) { return v; }
+namespace blkmc::sched::cfq {
 
 // --- seek detection ---
 

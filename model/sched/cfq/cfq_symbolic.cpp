@@ -98,7 +98,7 @@ struct Seeky {
       return cfq::seeky_mean_v2633(bconst(in[1], samples > 80), mean,
                                    iconst(in[1], kSeekMeanThr));
     }
-    using cfq::ite;  // and z3::ite, by argument-dependent lookup
+    using blkmc::ite;  // and z3::ite, by argument-dependent lookup
     X count = zero;
     for (int i = 0; i < kWindow; ++i)
       count = count + ite(cfq::seek_bit_v31(nonrot, size(i), dist(i),

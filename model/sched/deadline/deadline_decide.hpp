@@ -6,11 +6,9 @@
 // diff proves it over every input.
 #pragma once
 
-namespace blkmc::sched::dd {
+#include "model/concrete_values.hpp"
 
-inline bool ite(bool c, bool a, bool b) { return c ? a : b; }
-inline int ite(bool c, int a, int b) { return c ? a : b; }
-inline int ival(int /*like*/, int v) { return v; }
+namespace blkmc::sched::dd {
 
 template <class B, class I>
 struct Choice {

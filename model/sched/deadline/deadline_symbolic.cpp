@@ -5,6 +5,7 @@
 // diff proves them equal here.
 #include <z3++.h>
 
+#include "model/sched/deadline/deadline.hpp"
 #include "model/sched/deadline/deadline_decide.hpp"
 #include "model/sched/deadline/deadline_symbolic.hpp"
 #include "model/z3_values.hpp"
@@ -34,7 +35,7 @@ auto choose(int v, const std::vector<X>& in) {
                               as_bool(in[kNextWrite]),  as_bool(in[kExpiredRead]),
                               as_bool(in[kExpiredWrite]), in[kStarved],
                               in[kWritesStarved]};
-  return dd::dd_choose(bconst(in[0], v == 1), view);
+  return dd::dd_choose(bconst(in[0], v == DeadlineScheduler::HeadRequest), view);
 }
 
 // The request chosen, as an identity: the lowest-sector request is the fifo
@@ -42,8 +43,8 @@ auto choose(int v, const std::vector<X>& in) {
 struct DispatchChoice {
   template <class X>
   X operator()(int v, const std::vector<X>& in) const {
-    using dd::ite;
-    using dd::ival;
+    using blkmc::ite;
+    using blkmc::ival;
     const auto c = choose(v, in);
     const auto lowest_is_fifo = ite(c.write, as_bool(in[kLowestWrite]), as_bool(in[kLowestRead]));
     const X pick = ite(c.take_lowest && !lowest_is_fifo, ival(in[0], 3),
