@@ -324,7 +324,7 @@ TEST_CASE("tags: refcount calls fn on a live object through a stale slot, tag-ma
   const TagsModel rc(TagsModel::Refcount, p);
   const int it = rc.iterator_actor();
   const State s = run_all(rc, rc.initial(), prefix);
-  REQUIRE(TagsModel::test_bit(s, 0));
+  REQUIRE(rc.test_bit(s, 0));
   REQUIRE(rc.owner(s, 0) == 2);
   REQUIRE(rc.rqs(s, 0) == 1);
   REQUIRE(rc.rq_alive(s, 1));
@@ -414,25 +414,25 @@ TEST_CASE("tags: violates() reads the ghost flags and the count") {
   State s = m.initial();
   for (int p = 0; p < 4; ++p) CHECK_FALSE(m.violates(p, s));
   State o = s;
-  m.iter_flags(o) = TagsModel::kOops;
+  TagsModel::View(m, o).set_oops(true);
   CHECK(m.violates(TagsModel::NoNullDeref, o));
   CHECK_FALSE(m.violates(TagsModel::FnSeesOwner, o));
   CHECK_FALSE(m.violates(TagsModel::WalkCountBounded, o));
   State f = s;
-  m.iter_flags(f) = TagsModel::kStaleFn;
+  TagsModel::View(m, f).set_stale_fn(true);
   CHECK_FALSE(m.violates(TagsModel::NoNullDeref, f));
   CHECK(m.violates(TagsModel::FnSeesOwner, f));
   State c = s;
-  m.iter_count(c) = 2;  // == submitters: fine
+  TagsModel::View(m, c).set_count(2);  // == submitters: fine
   CHECK_FALSE(m.violates(TagsModel::WalkCountBounded, c));
-  m.iter_count(c) = 3;  // > submitters
+  TagsModel::View(m, c).set_count(3);  // > submitters
   CHECK(m.violates(TagsModel::WalkCountBounded, c));
   CHECK_FALSE(m.violates(TagsModel::NoNullDeref, c));
   // Deadlock is not an invariant: violates() never reports it.
   State all = s;
   CHECK_FALSE(m.violates(TagsModel::CountOwnerOnly, all));
-  m.iter_flags(all) = TagsModel::kOops | TagsModel::kStaleFn | TagsModel::kStaleCount;
-  m.iter_count(all) = 9;
+  TagsModel::View va(m, all);
+  va.set_oops(true), va.set_stale_fn(true), va.set_stale_count(true), va.set_count(9);
   CHECK(m.violates(TagsModel::NoNullDeref, all));
   CHECK(m.violates(TagsModel::FnSeesOwner, all));
   CHECK(m.violates(TagsModel::CountOwnerOnly, all));
