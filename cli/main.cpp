@@ -20,6 +20,9 @@ using namespace blkmc;
 
 namespace {
 
+constexpr const char* kParamHelp =
+    "model parameter name=value (repeatable; workload=NAME, shadow=VARIANT|none)";
+
 void print_list(bool as_json) {
   nlohmann::json all = nlohmann::json::array();
   for (const ModelHandle* mh : all_models()) {
@@ -27,8 +30,11 @@ void print_list(bool as_json) {
     if (as_json) {
       nlohmann::json j{{"model", inf.name}, {"summary", inf.summary}};
       for (const auto& p : inf.params)
+      {
         j["params"].push_back(
             {{"name", p.name}, {"default", p.def}, {"min", p.min}, {"max", p.max}, {"help", p.help}});
+        if (!p.names.empty()) j["params"].back()["names"] = p.names;
+      }
       for (const auto& v : inf.variants)
         j["variants"].push_back(
             {{"name", v.name}, {"commit", v.commit}, {"summary", v.summary}, {"source", v.source}});
@@ -89,7 +95,7 @@ int main(int argc, char** argv) {
   check->add_option("--from-trace", from_trace,
                     "rerun the check that produced this trace: its model, variant, parameters, "
                     "property and search order (options given here override them)");
-  check->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  check->add_option("--param,-p", params, kParamHelp);
   check->add_option("--prop", props,
                     "property to check (repeatable; default: all); NAME<=K bounds a maximize "
                     "property");
@@ -121,7 +127,7 @@ int main(int argc, char** argv) {
   compare->add_option("model", model, "model name")->required();
   compare->add_option("--before", before, "variant before the patch")->required();
   compare->add_option("--after", after, "variant after the patch")->required();
-  compare->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  compare->add_option("--param,-p", params, kParamHelp);
   compare->add_option("--prop", props,
                       "property (repeatable; default: all; NAME<=K bounds a maximize one)");
   compare->add_option("--time", seconds, "time limit per run, seconds")
@@ -149,7 +155,7 @@ int main(int argc, char** argv) {
   diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here");
   diffc->add_option("--param,-p", diff_reach.params,
                     "with --reach: model parameter name=value for the search (repeatable; "
-                    "workload=N searches only that workload)");
+                    "workload=N or NAME searches only that workload)");
   diffc->add_option("--max-states", diff_reach.max_states,
                     "with --reach: states searched per workload (default 2000000)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
@@ -182,7 +188,7 @@ int main(int argc, char** argv) {
       "throughput, latency percentiles and the dispatch order");
   sim->add_option("model", model, "model name")->required();
   sim->add_option("--variant,-v", variant, "variant")->required();
-  sim->add_option("--param,-p", params, "model parameter name=value (repeatable)");
+  sim->add_option("--param,-p", params, kParamHelp);
   auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)");
   sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
       ->excludes(seed_opt);
@@ -194,13 +200,25 @@ int main(int argc, char** argv) {
   sim->add_flag("--json", as_json, "print the figures as JSON");
   sim->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
 
-  std::string suite_file;
+  std::vector<std::string> suite_paths;
   double suite_seconds = 600;
-  auto* suite = app.add_subcommand("suite", "run a verification suite (see Makefile.verify)");
-  suite->add_option("file", suite_file, "suite file, or - for stdin")->required();
+  auto* suite = app.add_subcommand(
+      "suite",
+      "run verification suites: rows 'check MODEL VARIANT PARAMS PROPERTY EXPECTED...', "
+      "'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE...', 'prove MODEL VARIANT PARAMS "
+      "PROPERTY VERDICT...', 'diff MODEL FROM TO FUNCTION EXPECTED...', 'replay FILE...' "
+      "(PARAMS: - or the non-default k=v,k=v; an indented line continues a row; see "
+      "cli/suite.hpp); `blkmc suite model/` runs the shipped suite");
+  suite
+      ->add_option("paths", suite_paths,
+                   "suite files, directories (every *.suite below, sorted) or - for stdin")
+      ->required();
   suite->add_option("--time", suite_seconds, "time limit per run, seconds");
-  bool suite_markdown = false;
+  bool suite_markdown = false, suite_expand = false;
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
+  suite->add_flag("--expand", suite_expand,
+                  "run nothing; print every expectation as a canonical one-per-line row (all "
+                  "parameters, as integers)");
 
   DeviceRunArgs dev;
   auto* devc = app.add_subcommand(
@@ -214,7 +232,9 @@ int main(int argc, char** argv) {
       ->required();
   dev_run->add_option("--scheduler", dev.scheduler, "mq-deadline (default), bfq or none");
   dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
-  dev_run->add_option("--param,-p", dev.params, "model parameter / tunable name=value (repeatable)");
+  dev_run->add_option("--param,-p", dev.params,
+                     "model parameter / tunable name=value (repeatable; workload=NAME, "
+                     "shadow=VARIANT|none)");
   dev_run->add_option("--repeat", dev.repeat, "runs (default 5)");
   dev_run->add_option("--engine", dev.engine, "submission engine: libaio (default) or io_uring (may punt to io-wq and reorder a process's requests)");
   dev_run->add_flag("--json", dev.json, "print the result as JSON");
@@ -378,12 +398,8 @@ int main(int argc, char** argv) {
     if (dev_stress->parsed()) return run_device_stress(stress);
     if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
-    if (suite->parsed()) {
-      if (suite_file == "-") return run_suite(std::cin, "suite", suite_seconds, suite_markdown);
-      std::ifstream in(suite_file);
-      if (!in) throw UsageError("cannot open suite file '" + suite_file + "'");
-      return run_suite(in, suite_file, suite_seconds, suite_markdown);
-    }
+    if (suite->parsed())
+      return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand);
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';
     return kExitReplayMismatch;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -14,8 +16,6 @@
 
 #include "cli/prove.hpp"
 #include "app/report.hpp"
-#include "app/registry.hpp"
-#include "props/diff.hpp"
 #include "app/registry.hpp"
 #include "props/diff.hpp"
 
@@ -32,8 +32,10 @@ struct Expect {
   int line;
 };
 
+// One BFS run: a model, variant and parameters, and what it must find.
 struct Group {
-  std::string model, variant, params;
+  std::string model, variant, display;  // display: the non-default parameters
+  Params params;
   std::vector<Expect> expects;
 };
 
@@ -49,7 +51,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // `simulate MODEL VARIANT PARAMS RUN FIGURE EXPECTED`: one seeded run (RUN:
 // ticks=N,steps=N,seed=N or first, comma-separated) and one of its figures.
 struct SimRow {
-  std::string model, variant, params, run, figure;
+  std::string model, variant, display, run, figure;
+  Params params;
   double expected;
   int line;
 };
@@ -138,27 +141,196 @@ Expect parse_expect(const ModelLookup& lookup, const std::string& name, int line
   return {prop, verdict, std::nullopt, lineno};
 }
 
-}  // namespace
 
-int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
-              const ModelLookup& lookup) {
+// `diff MODEL FROM TO FUNCTION equivalent|differ|differ:N`
+struct DiffRow {
+  std::string model, from, to, function;
+  bool equivalent;
+  int classes;  // differ:N; -1 when not given
+  int line;
+};
+
+// `prove MODEL VARIANT PARAMS PROPERTY proved|violated|incomplete`
+struct ProveRow {
+  ProveRequest req;
+  std::string display, expected;
+  int line;
+};
+
+// A parsed suite: the runs with their expectations, and the same
+// expectations as canonical one-per-line rows (--expand).
+struct Suite {
   std::vector<Group> groups;
   std::vector<SimRow> sims;
-  struct DiffRow {
-    std::string model, from, to, function;
-    bool equivalent;
-    int classes;  // differ:N; -1 when not given
-    int line;
-  };
   std::vector<DiffRow> diffs;
-  // `prove MODEL VARIANT PARAMS PROPERTY proved|violated|incomplete`
-  struct ProveRow {
-    ProveRequest req;
-    std::string expected;
-    int line;
-  };
   std::vector<ProveRow> proofs;
   std::vector<std::pair<std::string, int>> replays;
+  std::vector<std::string> expanded;
+  int lines = 0, files = 0;
+};
+
+// A row as written: KIND, the words that name the run, then the words
+// after it (KEY EXPECTED pairs, or replay's files), each with its line.
+struct RawRow {
+  std::string kind;
+  std::vector<std::string> run;
+  std::vector<std::pair<std::string, int>> rest;
+  int line = 0;
+};
+
+// How many words after KIND name the run; -1 for an unknown KIND.
+int run_words(const std::string& kind) {
+  if (kind == "check" || kind == "prove" || kind == "diff") return 3;
+  if (kind == "simulate") return 4;
+  if (kind == "replay") return 0;
+  return -1;
+}
+
+const char* const kGrammar =
+    "expected 'check MODEL VARIANT PARAMS PROPERTY EXPECTED...', 'simulate MODEL VARIANT PARAMS "
+    "RUN FIGURE VALUE...', 'diff MODEL FROM TO FUNCTION equivalent|differ[:N]...', 'prove MODEL "
+    "VARIANT PARAMS PROPERTY proved|violated|incomplete...' or 'replay FILE...'";
+
+// Runs f; a UsageError it throws comes back prefixed with FILE:LINE.
+template <class F>
+decltype(auto) at(const std::string& file, int line, F&& f) {
+  try {
+    return f();
+  } catch (const UsageError& e) {
+    const std::string pre = fmt::format("{}:{}: ", file, line);
+    const std::string msg = e.what();
+    if (msg.rfind(pre, 0) == 0) throw;
+    throw UsageError(pre + msg);
+  }
+}
+
+// Every parameter, in the model's order, as integers (the canonical form).
+std::string canonical_params(const std::vector<ParamInfo>& infos, const Params& p) {
+  std::vector<std::string> parts;
+  for (const auto& pi : infos) parts.push_back(fmt::format("{}={}", pi.name, p.at(pi.name)));
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ","));
+}
+
+// Only the parameters that differ from the defaults, values by name.
+std::string display_params(const std::vector<ParamInfo>& infos, const Params& p) {
+  std::vector<std::string> parts;
+  for (const auto& pi : infos)
+    if (p.at(pi.name) != pi.def)
+      parts.push_back(fmt::format("{}={}", pi.name, param_value_name(pi, p.at(pi.name))));
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ","));
+}
+
+Params params_of(const ModelInfo& info, const std::string& text) {
+  return resolve_params(info, text == "-" ? std::vector<std::string>{} : split(text, ','));
+}
+
+std::string figure_text(double v) { return fmt::format("{}", v); }
+
+void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
+             const ModelLookup& lookup) {
+  const int n = r.kind == "replay" ? 1 : 2;
+  if (r.rest.empty())
+    throw UsageError(fmt::format("{}:{}: a {} row needs at least one {}", name, r.line, r.kind,
+                                 r.kind == "replay" ? "FILE" : "KEY EXPECTED pair"));
+  if (r.rest.size() % std::size_t(n) != 0)
+    throw UsageError(fmt::format("{}:{}: '{}' has no EXPECTED after it", name,
+                                 r.rest.back().second, r.rest.back().first));
+  if (r.kind == "replay") {
+    for (const auto& [file, ln] : r.rest) {
+      s.replays.emplace_back(file, ln);
+      s.expanded.push_back("replay " + file);
+    }
+    return;
+  }
+  const std::string& model = r.run[0];
+  if (r.kind == "check") {
+    const ModelHandle& mh = at(name, r.line, [&]() -> const ModelHandle& { return lookup(model); });
+    const ModelInfo& info = mh.info();
+    const Params p = at(name, r.line, [&] { return params_of(info, r.run[2]); });
+    if (!info.variants.empty()) at(name, r.line, [&] { return find_variant_index(info, r.run[1]); });
+    Group* g = nullptr;
+    for (auto& x : s.groups)
+      if (x.model == model && x.variant == r.run[1] && x.params == p) g = &x;
+    if (!g) {
+      s.groups.push_back({model, r.run[1], display_params(info.params, p), p, {}});
+      g = &s.groups.back();
+    }
+    for (std::size_t i = 0; i < r.rest.size(); i += 2) {
+      const auto& [prop, ln] = r.rest[i];
+      const std::string& text = r.rest[i + 1].first;
+      g->expects.push_back(
+          at(name, ln, [&] { return parse_expect(lookup, name, ln, model, prop, text); }));
+      s.expanded.push_back(fmt::format("check {} {} {} {} {}", model, r.run[1],
+                                       canonical_params(info.params, p), prop, text));
+    }
+  } else if (r.kind == "simulate") {
+    const ModelInfo& info =
+        at(name, r.line, [&]() -> const ModelInfo& { return lookup(model).info(); });
+    const Params p = at(name, r.line, [&] { return params_of(info, r.run[2]); });
+    if (!info.variants.empty()) at(name, r.line, [&] { return find_variant_index(info, r.run[1]); });
+    parse_run(name, r.line, r.run[3]);
+    for (std::size_t i = 0; i < r.rest.size(); i += 2) {
+      const auto& [figure, ln] = r.rest[i];
+      const std::string& text = r.rest[i + 1].first;
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || ptr != text.data() + text.size())
+        throw UsageError(fmt::format("{}:{}: expected figure '{}' is not a number", name, ln, text));
+      s.sims.push_back({model, r.run[1], display_params(info.params, p), r.run[3], figure, p, v, ln});
+      s.expanded.push_back(fmt::format("simulate {} {} {} {} {} {}", model, r.run[1],
+                                       canonical_params(info.params, p), r.run[3], figure,
+                                       figure_text(v)));
+    }
+  } else if (r.kind == "diff") {
+    // an unknown model fails before anything runs
+    at(name, r.line, [&] { return decision_functions(model).size(); });
+    for (std::size_t i = 0; i < r.rest.size(); i += 2) {
+      const auto& [function, ln] = r.rest[i];
+      const std::string& text = r.rest[i + 1].first;
+      int classes = -1;
+      if (text.rfind("differ:", 0) == 0) {
+        const std::string k = text.substr(7);
+        const auto [ptr, ec] = std::from_chars(k.data(), k.data() + k.size(), classes);
+        if (ec != std::errc() || ptr != k.data() + k.size() || classes < 1) classes = -2;
+      }
+      if (text != "equivalent" && text != "differ" && classes < 0)
+        throw UsageError(fmt::format(
+            "{}:{}: diff rows expect 'equivalent', 'differ' or 'differ:N', not '{}'", name, ln,
+            text));
+      s.diffs.push_back({model, r.run[1], r.run[2], function, text == "equivalent", classes, ln});
+      s.expanded.push_back(
+          fmt::format("diff {} {} {} {} {}", model, r.run[1], r.run[2], function, text));
+    }
+  } else {  // prove
+    ModelInfo pinfo;
+    pinfo.name = model;
+    pinfo.params = at(name, r.line, [&] { return prove_params(model); });
+    const Params p = at(name, r.line, [&] { return params_of(pinfo, r.run[2]); });
+    for (std::size_t i = 0; i < r.rest.size(); i += 2) {
+      const auto& [prop, ln] = r.rest[i];
+      const std::string& text = r.rest[i + 1].first;
+      if (text != "proved" && text != "violated" && text != "incomplete")
+        throw UsageError(fmt::format(
+            "{}:{}: prove rows expect 'proved', 'violated' or 'incomplete', not '{}'", name, ln,
+            text));
+      ProveRequest req;
+      req.model = model;
+      req.variant = r.run[1];
+      const std::string canon = canonical_params(pinfo.params, p);
+      if (canon != "-") req.params = split(canon, ',');
+      req.props = {prop};
+      req.seconds = seconds;
+      s.proofs.push_back({req, display_params(pinfo.params, p), text, ln});
+      s.expanded.push_back(fmt::format("prove {} {} {} {} {}", model, r.run[1], canon, prop, text));
+    }
+  }
+}
+
+// Reads one suite text into s (see cli/suite.hpp for the grammar).
+void parse_suite(Suite& s, std::istream& in, const std::string& name, double seconds,
+                 const ModelLookup& lookup) {
+  ++s.files;
+  std::optional<RawRow> row;
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -168,61 +340,29 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     std::vector<std::string> w;
     for (std::string x; ls >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w[0] == "replay" && w.size() == 2) {
-      replays.emplace_back(w[1], lineno);
-    } else if (w[0] == "check" && w.size() == 6) {
-      Group* g = nullptr;
-      for (auto& x : groups)
-        if (x.model == w[1] && x.variant == w[2] && x.params == w[3]) g = &x;
-      if (!g) {
-        groups.push_back({w[1], w[2], w[3], {}});
-        g = &groups.back();
-      }
-      g->expects.push_back(parse_expect(lookup, name, lineno, w[1], w[4], w[5]));
-    } else if (w[0] == "diff" && w.size() == 6) {
-      int classes = -1;
-      if (w[5].rfind("differ:", 0) == 0) {
-        const std::string n = w[5].substr(7);
-        const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), classes);
-        if (ec != std::errc() || ptr != n.data() + n.size() || classes < 1)
-          classes = -2;
-      }
-      if (w[5] != "equivalent" && w[5] != "differ" && classes < 0)
-        throw UsageError(fmt::format(
-            "{}:{}: diff rows expect 'equivalent', 'differ' or 'differ:N', not '{}'", name, lineno,
-            w[5]));
-      decision_functions(w[1]);  // an unknown model fails before anything runs
-      diffs.push_back({w[1], w[2], w[3], w[4], w[5] == "equivalent", classes, lineno});
-    } else if (w[0] == "prove" && w.size() == 6) {
-      if (w[5] != "proved" && w[5] != "violated" && w[5] != "incomplete")
-        throw UsageError(fmt::format(
-            "{}:{}: prove rows expect 'proved', 'violated' or 'incomplete', not '{}'", name,
-            lineno, w[5]));
-      prove_params(w[1]);  // an unknown model fails before anything runs
-      ProveRequest req;
-      req.model = w[1];
-      req.variant = w[2];
-      if (w[3] != "-") req.params = split(w[3], ',');
-      req.props = {w[4]};
-      req.seconds = seconds_per_run;
-      proofs.push_back({req, w[5], lineno});
-    } else if (w[0] == "simulate" && w.size() == 7) {
-      parse_run(name, lineno, w[4]);
-      double v = 0;
-      const auto [ptr, ec] = std::from_chars(w[6].data(), w[6].data() + w[6].size(), v);
-      if (ec != std::errc() || ptr != w[6].data() + w[6].size())
-        throw UsageError(fmt::format("{}:{}: expected figure '{}' is not a number", name, lineno, w[6]));
-      lookup(w[1]);  // an unknown model fails before anything runs
-      sims.push_back({w[1], w[2], w[3], w[4], w[5], v, lineno});
-    } else {
-      throw UsageError(fmt::format("{}:{}: expected 'check MODEL VARIANT PARAMS PROPERTY "
-                                   "VERDICT', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE', "
-                                   "'diff MODEL FROM TO FUNCTION equivalent|differ', 'prove MODEL VARIANT PARAMS "
-                                   "PROPERTY proved|violated|incomplete' or 'replay FILE'",
-                                   name, lineno));
+    ++s.lines;
+    if (line[0] == ' ' || line[0] == '\t') {  // a continuation line
+      if (!row)
+        throw UsageError(
+            fmt::format("{}:{}: an indented line continues a row, but no row precedes it", name,
+                        lineno));
+      for (auto& x : w) row->rest.emplace_back(std::move(x), lineno);
+      continue;
     }
+    if (row) add_row(s, *row, name, seconds, lookup);
+    row.reset();
+    const int words = run_words(w[0]);
+    if (words < 0 || w.size() < std::size_t(words) + 1)
+      throw UsageError(fmt::format("{}:{}: {}", name, lineno, kGrammar));
+    row = RawRow{w[0], {w.begin() + 1, w.begin() + 1 + words}, {}, lineno};
+    for (std::size_t i = std::size_t(words) + 1; i < w.size(); ++i)
+      row->rest.emplace_back(w[i], lineno);
   }
+  if (row) add_row(s, *row, name, seconds, lookup);
+}
 
+int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, bool markdown,
+               const ModelLookup& lookup) {
   // Rows first, then the table, so columns fit the longest names.
   struct Row {
     std::string model, variant, params, prop, expected, found, states, seconds, steps;
@@ -230,10 +370,8 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
   };
   std::vector<Row> table;
   int failures = 0, rows = 0;
-  for (const Group& g : groups) {
+  for (const Group& g : s.groups) {
     const ModelHandle& mh = lookup(g.model);
-    std::vector<std::string> params = g.params == "-" ? std::vector<std::string>{}
-                                                      : split(g.params, ',');
     std::vector<std::string> props;
     for (const auto& e : g.expects) props.push_back(e.prop);
     SearchOptions opt;
@@ -241,7 +379,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     opt.limits.seconds = seconds_per_run;
     opt.progress = false;
     opt.limits.memory_bytes = default_memory_limit();
-    const CheckOutcome o = mh.check(g.variant, resolve_params(mh.info(), params), props, opt);
+    const CheckOutcome o = mh.check(g.variant, g.params, props, opt);
     for (std::size_t i = 0; i < g.expects.size(); ++i) {
       const Expect& e = g.expects[i];
       const auto& pr = o.props[i];
@@ -261,7 +399,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
       failures += !ok;
       ++rows;
       const auto& tr = pr.trace;
-      table.push_back({g.model, g.variant, g.params, e.prop, expected, found,
+      table.push_back({g.model, g.variant, g.display, e.prop, expected, found,
                        std::to_string(o.stats.states), fmt::format("{:.3f}", o.stats.seconds),
                        tr ? std::to_string(tr->steps.size()) : "-", ok});
     }
@@ -293,19 +431,17 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
   }
   // Simulation figures: one run per model/variant/params/run.
   std::map<std::string, SimOutcome> runs;
-  for (const SimRow& r : sims) {
+  for (const SimRow& r : s.sims) {
     ++rows;
-    const std::string key = r.model + " " + r.variant + " " + r.params + " " + r.run;
+    const std::string key =
+        r.model + " " + r.variant + " " + params_string(r.params) + " " + r.run;
     std::string found;
     bool ok = false;
     try {
       auto it = runs.find(key);
       if (it == runs.end()) {
         const ModelHandle& mh = lookup(r.model);
-        const std::vector<std::string> params =
-            r.params == "-" ? std::vector<std::string>{} : split(r.params, ',');
-        it = runs.emplace(key, mh.simulate(r.variant, resolve_params(mh.info(), params),
-                                           parse_run(name, r.line, r.run)))
+        it = runs.emplace(key, mh.simulate(r.variant, r.params, parse_run(name, r.line, r.run)))
                  .first;
       }
       const auto v = figure_value(it->second.figures, r.figure);
@@ -321,11 +457,11 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     failures += !ok;
     if (!markdown)
       std::cout << fmt::format("simulate {} {} {} {} {:<24} expected {:<8} found {:<8}  {}\n",
-                               r.model, r.variant, r.params, r.run, r.figure,
+                               r.model, r.variant, r.display, r.run, r.figure,
                                number_text(r.expected), found, ok ? "ok" : "MISMATCH");
   }
   // Symbolic comparisons of decision functions (Z3).
-  for (const DiffRow& d : diffs) {
+  for (const DiffRow& d : s.diffs) {
     ++rows;
     std::string found;
     bool ok = false;
@@ -360,7 +496,7 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
                                ok ? "ok" : "MISMATCH");
   }
   // k-induction proofs (Z3).
-  for (const ProveRow& pr : proofs) {
+  for (const ProveRow& pr : s.proofs) {
     ++rows;
     std::string found;
     bool ok = false;
@@ -378,10 +514,10 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     failures += !ok;
     if (!markdown)
       std::cout << fmt::format("prove {} {} {} {:<18} expected {:<10} found {:<16} {:.3f} s  {}\n",
-                               pr.req.model, pr.req.variant, fmt::join(pr.req.params, ","),
+                               pr.req.model, pr.req.variant, pr.display,
                                pr.req.props[0], pr.expected, found, secs, ok ? "ok" : "MISMATCH");
   }
-  for (const auto& [file, ln] : replays) {
+  for (const auto& [file, ln] : s.replays) {
     ++rows;
     std::string found;
     bool ok = false;
@@ -398,9 +534,62 @@ int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
     if (!markdown)
       std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
   }
-  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed\n", name, rows, rows - failures,
-                           failures);
+  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed ({} lines in {} file{})\n", name,
+                           rows, rows - failures, failures, s.lines, s.files,
+                           s.files == 1 ? "" : "s");
   return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
+              const ModelLookup& lookup) {
+  Suite s;
+  parse_suite(s, in, name, seconds_per_run, lookup);
+  return run_parsed(s, name, seconds_per_run, markdown, lookup);
+}
+
+std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (p != "-" && fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".suite" && it->is_regular_file(ec))
+          found.push_back(it->path().generic_string());
+      if (ec) throw UsageError(fmt::format("cannot read directory '{}': {}", p, ec.message()));
+      if (found.empty()) throw UsageError(fmt::format("no *.suite files under '{}'", p));
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run, bool markdown,
+                    bool expand, const ModelLookup& lookup) {
+  Suite s;
+  for (const auto& file : suite_files(paths)) {
+    if (file == "-") {
+      parse_suite(s, std::cin, "suite", seconds_per_run, lookup);
+      continue;
+    }
+    std::ifstream in(file);
+    if (!in) throw UsageError(fmt::format("cannot open suite file '{}'", file));
+    parse_suite(s, in, file, seconds_per_run, lookup);
+  }
+  if (expand) {
+    for (const auto& row : s.expanded) std::cout << row << '\n';
+    return 0;
+  }
+  const std::string name = paths.size() == 1 && paths[0] == "-"
+                               ? std::string("suite")
+                               : fmt::format("{}", fmt::join(paths, " "));
+  return run_parsed(s, name, seconds_per_run, markdown, lookup);
 }
 
 }  // namespace blkmc

@@ -78,6 +78,10 @@ struct ParamInfo {
   std::string name;
   int def, min, max;
   std::string help;
+  // Optional names for the values: names[i] names the value min + i (e.g. a
+  // shipped workload, or a shadow variant with "none" for -1). `-p k=NAME`
+  // takes a name where a number is accepted; the value is still the integer.
+  std::vector<std::string> names{};
 };
 
 struct VariantInfo {

@@ -1,5 +1,6 @@
 #include "model/params.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -48,11 +49,25 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
     find_param(info, name);
     int v = 0;
     auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
-    if (ec != std::errc() || ptr != val.data() + val.size())
-      throw UsageError(fmt::format("parameter {}: '{}' is not an integer", name, val));
+    if (ec != std::errc() || ptr != val.data() + val.size()) {
+      const ParamInfo& p = find_param(info, name);
+      if (p.names.empty())
+        throw UsageError(fmt::format("parameter {}: '{}' is not an integer", name, val));
+      const auto it = std::find(p.names.begin(), p.names.end(), val);
+      if (it == p.names.end())
+        throw UsageError(fmt::format("parameter {}: no value named '{}' (valid: {}, or {}..{})",
+                                     name, val, fmt::join(p.names, ", "), p.min, p.max));
+      v = p.min + static_cast<int>(it - p.names.begin());
+    }
     given[name] = v;
   }
   return resolve_params(info, given);
+}
+
+std::string param_value_name(const ParamInfo& p, int v) {
+  const long i = long(v) - p.min;
+  if (i >= 0 && i < long(p.names.size())) return p.names[std::size_t(i)];
+  return std::to_string(v);
 }
 
 std::string params_string(const Params& p) {

@@ -19,6 +19,8 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
 // Checks names and ranges of an already-parsed map (e.g. from a trace).
 Params resolve_params(const ModelInfo& info, const Params& given);
 std::string params_string(const Params& p);  // "k=v,k=v"
+// The value's name when the parameter names its values, else the number.
+std::string param_value_name(const ParamInfo& p, int v);
 
 int find_prop(const ModelInfo& info, const std::string& name);
 int find_variant_index(const ModelInfo& info, const std::string& name);

@@ -217,5 +217,55 @@ expect 2 "prove inflight absurd submitters" -- "$B" prove inflight -v percpu -p 
 expect 2 "prove model without symbolic semantics" -- "$B" prove sbitmap -v c854ab5773be; one_line_error "prove sbitmap"
 expect 2 "diff --trace-out without --reach" -- "$B" diff deadline --from head-request --to v6.18 --trace-out "$T/x.json"; one_line_error "diff --trace-out without --reach"
 
+# Named parameter values: -p workload=NAME and -p shadow=VARIANT|none are the
+# integers they name (the trace is byte-identical); unknown names are one line.
+expect 1 "workload by name" -- "$B" check deadline -v prio-5.16 -p workload=passthrough-head --bfs -q --prop deadlock --trace-out "$T/wn.json"
+expect 1 "workload by number" -- "$B" check deadline -v prio-5.16 -p workload=5 --bfs -q --prop deadlock --trace-out "$T/wi.json"
+cmp -s "$T/wn.json" "$T/wi.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: workload=NAME trace differs from workload=N"; }
+expect 1 "shadow by name" -- "$B" check deadline -v v6.18 -p workload=seed002-expiry -p clock=1 -p shadow=head-request --bfs -q --prop same-choice
+expect 0 "shadow=none" -- "$B" check deadline -v v6.18 -p workload=seed002-expiry -p clock=1 -p shadow=none --bfs -q --prop same-choice
+expect 2 "unknown workload name" -- "$B" check deadline -v v6.18 -p workload=nope; one_line_error "unknown workload name"
+contains "$T/err" "no value named 'nope' (valid: gated-write, stream-write" "unknown workload lists the names"
+expect 2 "unknown shadow name" -- "$B" simulate bfq -v v4.13 -p shadow=nope; one_line_error "unknown shadow name"
+expect 2 "name for an unnamed parameter" -- "$B" check tags -v refcount -p ntags=two; one_line_error "name for an unnamed parameter"
+
+# Suite files: a row names a run once, then PROPERTY EXPECTED pairs; indented
+# lines continue it; directories expand to their *.suite files, sorted.
+mkdir -p "$T/suites/b" "$T/suites/a"
+cat >"$T/suites/b/tags.suite" <<'SUITE'
+# one run, three expectations, the last on a continuation line
+check tags v4.11 - no-null-deref violated  deadlock holds
+    fn-sees-owner violated   # a note
+check deadline prio-5.16 workload=passthrough-head deadlock violated
+replay counterexamples/tags/tags-v4.11-no-null-deref.json
+SUITE
+printf 'check tags refcount ntags=3 deadlock holds\n' >"$T/suites/a/x.suite"
+printf 'not a suite\n' >"$T/suites/ignored.txt"
+expect 0 "suite directory" -- bash -c "cd '$SRC' && '$B' suite '$T/suites'"
+contains "$T/out" "6 rows, 6 passed, 0 failed (5 lines in 2 files)" "suite directory counts expectations"
+expect 0 "suite --expand" -- "$B" suite --expand "$T/suites"
+if [ "$(head -1 "$T/out")" = "check tags refcount ntags=3,submitters=2,rounds=1,pool=0 deadlock holds" ] &&
+   grep -q "^check tags v4.11 ntags=2,submitters=2,rounds=1,pool=0 fn-sees-owner violated$" "$T/out" &&
+   grep -q "^check deadline prio-5.16 workload=5,clock=0,.*,shadow=-1 deadlock violated$" "$T/out" &&
+   [ "$(wc -l <"$T/out")" = 6 ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: suite --expand"; cat "$T/out"; fi
+printf 'check tags refcount - deadlock holds\ncheck deadline v6.18 workload=nope deadlock holds\n' >"$T/bad1.suite"
+expect 2 "suite: unknown workload name" -- "$B" suite "$T/bad1.suite"; one_line_error "suite: unknown workload name"
+contains "$T/err" "bad1.suite:2: parameter workload: no value named 'nope'" "suite: unknown workload names file and line"
+printf 'check tags refcount -\n    deadlock holds fn-sees-owner\n' >"$T/bad2.suite"
+expect 2 "suite: PROPERTY without EXPECTED" -- "$B" suite "$T/bad2.suite"; one_line_error "suite: PROPERTY without EXPECTED"
+contains "$T/err" "bad2.suite:2: 'fn-sees-owner' has no EXPECTED after it" "suite: dangling PROPERTY names its line"
+printf '  deadlock holds\n' >"$T/bad3.suite"
+expect 2 "suite: continuation without a row" -- "$B" suite "$T/bad3.suite"; one_line_error "suite: continuation without a row"
+printf '# ok\nchek tags refcount - deadlock holds\n' >"$T/bad4.suite"
+expect 2 "suite: unknown row kind" -- "$B" suite "$T/bad4.suite"; one_line_error "suite: unknown row kind"
+contains "$T/err" "bad4.suite:2: expected 'check MODEL" "suite: unknown row kind names file and line"
+printf 'check tags nope - deadlock holds\n' >"$T/bad5.suite"
+expect 2 "suite: unknown variant" -- "$B" suite "$T/bad5.suite"; one_line_error "suite: unknown variant"
+expect 2 "suite: missing file" -- "$B" suite "$T/nope.suite"; one_line_error "suite: missing file"
+contains "$T/err" "cannot open suite file" "suite: missing file says so"
+mkdir -p "$T/empty"
+expect 2 "suite: directory without suites" -- "$B" suite "$T/empty"; one_line_error "suite: directory without suites"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

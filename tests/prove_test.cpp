@@ -159,7 +159,7 @@ TEST_CASE("prove: verdicts agree with explore() on small parameters") {
     int ntags, nsub, rounds, pool;
   };
   // (Pool rows, where refcount's stale-slot bug needs 10 steps, are in the
-  // suite: Makefile.verify's proofs section.)
+  // suite: model/tags/tags.suite's proofs section.)
   for (const Case cs : {Case{2, 2, 1, 0}}) {
     const Params p = tags_params(cs.ntags, cs.nsub, cs.rounds, cs.pool);
     for (const auto& v : mh.info().variants)

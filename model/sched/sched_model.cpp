@@ -34,6 +34,13 @@ const ModelInfo& SchedModel<Sched>::static_info() {
     };
     for (const auto& p : Sched::params()) m.params.push_back(p);
     m.variants = Sched::variants();
+    // Value names: -p workload=NAME (a shipped workload), -p shadow=VARIANT
+    // (none for -1).
+    for (const auto& w : shipped_workloads()) m.params[0].names.push_back(w.name);
+    for (auto& p : m.params)
+      if (p.name == "shadow")
+        for (int v = p.min; v <= p.max; ++v)
+          p.names.push_back(v < 0 ? "none" : m.variants.at(std::size_t(v)).name);
     m.props = sched_props();
     if constexpr (HasExtraProps<Sched>)
       for (const auto& x : Sched::extra_props()) m.props.push_back(x);
