@@ -6,13 +6,13 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "app/registry.hpp"
+#include "explorer/reach.hpp"
 
 namespace blkmc {
 
@@ -37,27 +37,6 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
   if (cx.loop_start) t.loop = int(*cx.loop_start);
   t.value = value;
   return t;
-}
-
-// Whether no finished() state is reachable from s (a progress violation):
-// a breadth-first search of what lies beyond s, bounded by max_states
-// (nothing when that is not enough to decide).
-template <class M>
-std::optional<bool> stuck_from(const M& m, const typename M::State& s0, std::size_t max_states) {
-  using State = typename M::State;
-  const std::size_t n = m.state_bytes();
-  auto key = [n](const State& s) { return std::string(reinterpret_cast<const char*>(s.b.data()), n); };
-  std::unordered_set<std::string> seen{key(s0)};
-  std::vector<State> queue{s0};
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const State s = queue[head];
-    if (m.finished(s)) return false;
-    m.for_each_successor(s, [&](const Step&, const State& next) {
-      if (seen.size() <= max_states && seen.insert(key(next)).second) queue.push_back(next);
-    });
-    if (seen.size() > max_states) return std::nullopt;
-  }
-  return true;
 }
 
 template <class M>

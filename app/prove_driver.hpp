@@ -6,13 +6,13 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "counterexamples/trace.hpp"
 #include "app/adapter.hpp"
 #include "app/prove.hpp"
+#include "explorer/reach.hpp"
 #include "model/params.hpp"
 #include "props/verdict.hpp"
 
@@ -32,36 +32,14 @@ bool fits_explorer(const Params& p) {
   return P::fits_ids(p);
 }
 
-// A breadth-first search of the explicit model for `target`: its shortest
-// path, nothing when unreachable (throws when the space is too large).
+// A breadth-first search of the explicit model for `target` (the CTI's
+// first state): its shortest path, nothing when unreachable.
 template <class M>
-std::optional<Counterexample<typename M::State>> find_path(const M& m,
-                                                           const typename M::State& target) {
-  using State = typename M::State;
-  const std::size_t n = m.state_bytes();
-  auto key = [n](const State& s) { return std::string(reinterpret_cast<const char*>(s.b.data()), n); };
-  std::unordered_map<std::string, std::pair<std::size_t, Step>> parent;  // key -> (index, step)
-  std::vector<State> states{m.initial()};
-  parent.emplace(key(states[0]), std::make_pair(std::size_t(-1), Step{}));
-  const std::string goal = key(target);
-  for (std::size_t head = 0; head < states.size(); ++head) {
-    if (key(states[head]) == goal) {
-      Counterexample<State> cx;
-      for (std::size_t i = head; i != std::size_t(-1);) {
-        cx.states.insert(cx.states.begin(), states[i]);
-        const auto& [p, st] = parent.at(key(states[i]));
-        if (p != std::size_t(-1)) cx.steps.insert(cx.steps.begin(), st);
-        i = p;
-      }
-      return cx;
-    }
-    const State s = states[head];
-    m.for_each_successor(s, [&](const Step& st, const State& next) {
-      if (parent.emplace(key(next), std::make_pair(head, st)).second) states.push_back(next);
-    });
-    if (states.size() > 20000000) throw UsageError("prove: too many states to search for the CTI");
-  }
-  return std::nullopt;
+std::optional<Counterexample<typename M::State>> cti_path(const M& m, const typename M::State& target) {
+  bool complete = false;
+  auto path = find_path(m, target, 20000000, &complete);
+  if (!path && !complete) throw UsageError("prove: too many states to search for the CTI");
+  return path;
 }
 
 // The symbolic path replayed in the explicit model: every step must be
@@ -171,7 +149,7 @@ std::vector<ProveOutcome> prove_model(const ProveRequest& req) {
       if (m) {
         const auto s0 = P::concrete_state(*m, r.states[0]);
         std::optional<Counterexample<typename Model::State>> path;
-        if (s0) path = find_path(*m, *s0);
+        if (s0) path = cti_path(*m, *s0);
         o.cti_reachable = path.has_value();
         if (path) {
           o.story.push_back("  s0 is reachable in the explorer:");

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "counterexamples/trace.hpp"
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "explorer/simulate.hpp"
 #include "model/decision.hpp"
 #include "model/model.hpp"

@@ -23,7 +23,7 @@
 #include "device/stress.hpp"
 #include "device/tracefs.hpp"
 #include "explorer/limits.hpp"
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "app/registry.hpp"
 #include "props/verdict.hpp"
 

@@ -12,8 +12,7 @@ int Schema::add_place(Place p) {
 
 int Schema::add(Var v) {
   if (laid_out_) throw std::logic_error("schema: declaration after layout");
-  if (v.hi < v.lo || v.hi - v.lo > 255)
-    throw std::logic_error(fmt::format("schema: {} ranges over {}..{}, more than a byte", v.name, v.lo, v.hi));
+  if (v.hi < v.lo) throw std::logic_error(fmt::format("schema: {} ranges over {}..{}", v.name, v.lo, v.hi));
   if (v.place >= int(places_.size())) throw std::logic_error("schema: " + v.name + " in an unknown place");
   vars_.push_back(std::move(v));
   return int(vars_.size()) - 1;
@@ -21,6 +20,11 @@ int Schema::add(Var v) {
 
 void Schema::layout() {
   slots_.assign(vars_.size(), {});
+  // A variable wider than a byte (prove's sizes, far beyond the explorer's)
+  // has a place in the flat list and in Z3, but no explicit state.
+  wide_.clear();
+  for (const Var& v : vars_)
+    if (v.hi - v.lo > 255) wide_ = v.name;
   first_.assign(vars_.size(), 0);
   auto is_bit = [](const Var& v) { return v.kind == VarKind::Bool || v.kind == VarKind::Bit; };
   std::uint32_t at = 0;
@@ -60,13 +64,20 @@ int Schema::find(const std::string& name) const {
   throw std::logic_error("schema: no variable " + name);
 }
 
+void Schema::need_bytes() const {
+  if (!wide_.empty())
+    throw std::logic_error("schema: " + wide_ + " ranges over more than a byte: no explicit state");
+}
+
 ByteVar Schema::byte_var(int id) const {
+  need_bytes();
   const Slot& s = slots_.at(std::size_t(id));
   if (s.bit) throw std::logic_error("schema: " + var(id).name + " is packed in bits");
   return {s.at, s.stride, var(id).lo};
 }
 
 BitVar Schema::bit_var(int id) const {
+  need_bytes();
   const Slot& s = slots_.at(std::size_t(id));
   if (!s.bit) throw std::logic_error("schema: " + var(id).name + " is a byte");
   return {s.at, s.stride, var(id).lo};

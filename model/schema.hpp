@@ -115,7 +115,9 @@ class Schema {
   // Lays the state out; no declaration after this.
   void layout();
 
-  std::size_t bytes() const { return bytes_; }
+  // The explicit state's bytes (throws std::logic_error when a variable
+  // ranges over more than a byte: such a schema serves the symbolic side only).
+  std::size_t bytes() const { need_bytes(); return bytes_; }
   const std::vector<Var>& vars() const { return vars_; }
   const Var& var(int id) const { return vars_.at(std::size_t(id)); }
   int copies(int id) const { const Var& v = var(id); return v.place < 0 ? 1 : places_[std::size_t(v.place)].copies; }
@@ -136,12 +138,14 @@ class Schema {
   // Element values, flat, and back; state_json.
   template <class S>
   int value(const S& s, int id, int copy = 0) const {
+    need_bytes();
     const Slot& sl = slots_[std::size_t(id)];
     return sl.bit ? BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy)
                   : ByteVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy);
   }
   template <class S>
   void set_value(S& s, int id, int copy, int v) const {
+    need_bytes();
     const Slot& sl = slots_[std::size_t(id)];
     if (sl.bit)
       BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.set(s, copy, v);
@@ -176,6 +180,7 @@ class Schema {
     std::uint32_t stride = 0;
     bool bit = false;
   };
+  void need_bytes() const;
   int add_place(Place p);
   int add(Var v);
   nlohmann::json value_json(int id, int v) const;
@@ -186,6 +191,7 @@ class Schema {
   std::vector<int> first_;
   int nflat_ = 0;
   std::size_t bytes_ = 0;
+  std::string wide_;  // a variable wider than a byte, if any
   bool laid_out_ = false;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/sched/cfq/cfq_decide.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/adapter.hpp"
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/tags/tags.hpp"
 #include "tests/toy_model.hpp"
 

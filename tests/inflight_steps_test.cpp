@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/inflight/inflight.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "app/adapter.hpp"
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "app/registry.hpp"
 #include "model/tags/tags.hpp"
 

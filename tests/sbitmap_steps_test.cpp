@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/sbitmap/sbitmap.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"

@@ -21,7 +21,7 @@
 #include "counterexamples/render.hpp"
 #include "app/adapter.hpp"
 #include "app/report.hpp"
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "tests/toy_model.hpp"
 
 using namespace blkmc;

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/sched/workload.hpp"
 
 namespace blkmc::testing {

@@ -49,8 +49,13 @@ TEST_CASE("schema: bytes, names and Z3 variables follow the declaration") {
   CHECK(ts[std::size_t(sc.index(sc.find("n"), 1))].lo == -1);
   CHECK_THROWS_AS(sc.byte_var(sc.find("oops")), std::logic_error);
   CHECK_THROWS_AS(sc.bit_var(sc.find("pc")), std::logic_error);
+  // Wider than a byte (prove's sizes): a flat list and Z3 variables, no bytes.
   Schema wide;
-  CHECK_THROWS_AS(wide.integer("x", 0, 256), std::logic_error);
+  wide.integer("x", 0, 1023);
+  wide.layout();
+  CHECK(wide.ts_vars().at(0).hi == 1023);
+  CHECK_THROWS_AS(wide.bytes(), std::logic_error);
+  CHECK_THROWS_AS(wide.byte_var(0), std::logic_error);
 }
 
 TEST_CASE("schema: every variable keeps its value, independently of the others") {

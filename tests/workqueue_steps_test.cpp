@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "explorer/search.hpp"
+#include "explorer/checks.hpp"
 #include "model/workqueue/workqueue.hpp"
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"

@@ -1,0 +1,356 @@
+// The property checks, each an observer of the one search
+// (explorer/search.hpp):
+//   invariant    violates() on every new state;
+//   deadlock     every expanded state without successors must be finished();
+//   maximize     the model's measure() on every new state: the maximum and the
+//                first state reaching it (BFS: a shortest trace); with a bound
+//                K (NAME<=K) the first state above K is a violation;
+//   progress and starvation  an edge log of the explored graph (with each
+//                edge's actor for starvation), decided after a complete
+//                search (explorer/progress.hpp, explorer/starvation.hpp).
+// PropertyChecks runs the selected ones on one search; the search keeps going
+// after a property fails, until every selected property has failed or the
+// space is done, so one run gives a verdict for each.
+#pragma once
+
+#include <concepts>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "explorer/progress.hpp"
+#include "explorer/search.hpp"
+#include "explorer/starvation.hpp"
+#include "model/model.hpp"
+#include "model/params.hpp"
+#include "props/verdict.hpp"
+
+namespace blkmc {
+
+template <class State>
+struct PropOutcome {
+  int prop = 0;
+  Verdict verdict = Verdict::Holds;
+  std::optional<Counterexample<State>> trace;
+  // Maximize properties only. bound: K of NAME<=K. value: unbounded, or
+  // bounded and not violated: the largest measure over the explored states
+  // (the trace, unbounded only, ends in the first state reaching it); bounded
+  // and violated: the measure of the trace's last state (the first state
+  // found above K). value_exact: the value is the maximum over the whole
+  // state space (a complete search and no violation).
+  std::optional<int> bound, value;
+  bool value_exact = false;
+};
+
+template <class State>
+struct SearchResult {
+  std::vector<PropOutcome<State>> props;
+  StopReason stop = StopReason::Complete;
+  Stats stats;
+};
+
+// The optional model hooks of maximize and starvation properties.
+template <class M>
+concept HasMeasure = requires(const M& m, const typename M::State& s) {
+  { m.measure(0, s) } -> std::convertible_to<int>;
+};
+template <class M>
+concept HasPending = requires(const M& m, const typename M::State& s) {
+  { m.pending(0, s) } -> std::convertible_to<bool>;
+};
+
+namespace checks {
+
+// One selected property: where it stands in the selection, and the first
+// state that violates it (kNone while none).
+struct Slot {
+  std::size_t k = 0;  // position in the selection (the result's order)
+  int prop = 0;
+  std::uint32_t violating = StateStore::kNone;
+};
+
+// Invariants: violates(prop, s) on every new state.
+template <class M>
+class Invariant {
+ public:
+  using State = typename M::State;
+  std::vector<Slot> slots;
+  void on_new(const M& m, std::uint32_t id, const State& s, std::size_t& violated) {
+    for (Slot& sl : slots)
+      if (sl.violating == StateStore::kNone && m.violates(sl.prop, s)) {
+        sl.violating = id;
+        ++violated;
+      }
+  }
+};
+
+// Deadlock: an expanded state without successors that is not finished().
+template <class M>
+class Deadlock {
+ public:
+  using State = typename M::State;
+  std::vector<Slot> slots;
+  void on_expanded(const M& m, std::uint32_t id, const State& s, std::size_t successors,
+                   std::size_t& violated) {
+    if (successors != 0 || slots.empty() || m.finished(s)) return;
+    for (Slot& sl : slots)
+      if (sl.violating == StateStore::kNone) {
+        sl.violating = id;
+        ++violated;
+      }
+  }
+};
+
+// Maximize: the largest measure and the first state with it; with a bound,
+// the first state above it violates.
+template <class M>
+class Maximize {
+ public:
+  using State = typename M::State;
+  struct Max : Slot {
+    std::optional<int> bound;
+    int violating_value = 0;
+    int best = -1;
+    std::uint32_t best_id = StateStore::kNone;
+  };
+  std::vector<Max> slots;
+  void on_new(const M& m, std::uint32_t id, const State& s, std::size_t& violated) {
+    if constexpr (HasMeasure<M>) {
+      for (Max& sl : slots) {
+        const int v = m.measure(sl.prop, s);
+        if (v < 0)
+          throw std::logic_error(fmt::format("model {}: measure({}) is negative ({})",
+                                             m.info().name, m.info().props[sl.prop].name, v));
+        if (v > sl.best) {
+          sl.best = v;
+          sl.best_id = id;
+        }
+        if (sl.bound && v > *sl.bound && sl.violating == StateStore::kNone) {
+          sl.violating = id;
+          sl.violating_value = v;
+          ++violated;
+        }
+      }
+    }
+  }
+};
+
+// Progress and starvation: the explored graph, decided after the search.
+template <class M>
+class Graph {
+ public:
+  using State = typename M::State;
+  struct Starve : Slot {
+    std::vector<bool> pending;  // pending(prop, state) by state id
+  };
+  std::vector<Slot> progress;
+  std::vector<Starve> starvation;
+  EdgeLog edges;
+
+  bool active() const { return !progress.empty() || !starvation.empty(); }
+  void on_new(const M& m, std::uint32_t, const State& s) {
+    if constexpr (HasPending<M>) {
+      for (Starve& sl : starvation) sl.pending.push_back(m.pending(sl.prop, s));
+    }
+  }
+};
+
+}  // namespace checks
+
+template <class M>
+class PropertyChecks {
+ public:
+  using State = typename M::State;
+
+  // Throws UsageError when a maximize (starvation) property is selected and
+  // the model has no measure() (pending()), or a bound is given for a
+  // property that is not a maximize property.
+  PropertyChecks(const M& m, const SearchOptions& opt) : m_(m) {
+    const auto& inf = m.info();
+    const auto& pinfo = inf.props;
+    props_ = opt.props;
+    if (props_.empty())
+      for (std::size_t i = 0; i < pinfo.size(); ++i) props_.push_back(int(i));
+    for (std::size_t n = 0; n < props_.size(); ++n) {
+      const int p = props_[n];
+      const PropKind kind = pinfo.at(std::size_t(p)).kind;
+      const std::optional<int> bound = n < opt.bounds.size() ? opt.bounds[n] : std::nullopt;
+      if (bound && (kind != PropKind::Maximize || *bound < 0))
+        throw UsageError(fmt::format("property {}: a bound <={} needs a maximize property",
+                                     pinfo[p].name, *bound));
+      if (kind == PropKind::Maximize && !HasMeasure<M>)
+        throw UsageError(
+            fmt::format("model {}: property {} is a maximize property but the model "
+                        "has no measure(prop, state)",
+                        inf.name, pinfo[p].name));
+      if (kind == PropKind::Starvation && !HasPending<M>)
+        throw UsageError(
+            fmt::format("model {}: property {} is a starvation property but the model "
+                        "has no pending(prop, state)",
+                        inf.name, pinfo[p].name));
+      const checks::Slot sl{n, p, StateStore::kNone};
+      switch (kind) {
+        case PropKind::Invariant:
+          invariant_.slots.push_back(sl);
+          break;
+        case PropKind::Deadlock:
+          deadlock_.slots.push_back(sl);
+          break;
+        case PropKind::Maximize: {
+          typename checks::Maximize<M>::Max mx;
+          static_cast<checks::Slot&>(mx) = sl;
+          mx.bound = bound;
+          maximize_.slots.push_back(mx);
+          break;
+        }
+        case PropKind::Progress:
+          graph_.progress.push_back(sl);
+          break;
+        case PropKind::Starvation: {
+          typename checks::Graph<M>::Starve st;
+          static_cast<checks::Slot&>(st) = sl;
+          graph_.starvation.push_back(std::move(st));
+          break;
+        }
+      }
+    }
+    graph_.edges = EdgeLog(!graph_.starvation.empty());
+  }
+
+  // --- the search's events ---
+  void on_new(std::uint32_t id, const State& s) {
+    invariant_.on_new(m_, id, s, violated_);
+    maximize_.on_new(m_, id, s, violated_);
+    graph_.on_new(m_, id, s);
+  }
+  bool wants_edges() const { return graph_.active(); }
+  void on_expand(std::uint32_t id, const State& s) { graph_.edges.begin_state(id, m_.finished(s)); }
+  void on_edge(std::uint32_t to, std::uint8_t actor) { graph_.edges.add_edge(to, actor); }
+  void on_expanded(std::uint32_t id, const State& s, std::size_t successors, bool whole) {
+    if (graph_.active() && whole) graph_.edges.end_state(id);
+    deadlock_.on_expanded(m_, id, s, successors, violated_);
+  }
+  // Progress and starvation are decided after the search, and an unbounded
+  // maximize property is never violated, so they never stop it early.
+  bool done() const { return !graph_.active() && violated_ == props_.size(); }
+  std::uint64_t memory_bytes() const { return graph_.active() ? graph_.edges.memory_bytes() : 0; }
+
+  // The verdicts, in the order the properties were selected.
+  SearchResult<State> result(StopReason stop, const Search<M>& search) const {
+    SearchResult<State> r;
+    r.stop = stop;
+    r.props.resize(props_.size());
+    const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
+    auto violated_or = [&](const checks::Slot& sl, PropOutcome<State>& o) {
+      o.prop = sl.prop;
+      if (sl.violating != StateStore::kNone) {
+        o.verdict = Verdict::Violated;
+        o.trace = search.path_to(sl.violating);
+      } else {
+        o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
+      }
+    };
+    for (const auto& sl : invariant_.slots) violated_or(sl, r.props[sl.k]);
+    for (const auto& sl : deadlock_.slots) violated_or(sl, r.props[sl.k]);
+    for (const auto& sl : maximize_.slots) {
+      PropOutcome<State>& o = r.props[sl.k];
+      o.prop = sl.prop;
+      o.bound = sl.bound;
+      if (sl.violating != StateStore::kNone) {
+        o.verdict = Verdict::Violated;
+        o.trace = search.path_to(sl.violating);
+        o.value = sl.violating_value;
+      } else {
+        o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
+        o.value = std::max(sl.best, 0);
+        o.value_exact = complete;
+        if (!sl.bound && sl.best_id != StateStore::kNone) o.trace = search.path_to(sl.best_id);
+      }
+    }
+    graph_result(stop, search, r);
+    r.stats = search.stats(memory_bytes());
+    return r;
+  }
+
+ private:
+  void graph_result(StopReason stop, const Search<M>& search, SearchResult<State>& r) const {
+    const std::size_t n = search.store().size();
+    if (!graph_.progress.empty()) {
+      std::optional<Lasso> lasso;
+      if (stop == StopReason::Complete) lasso = find_stuck_lasso(graph_.edges, n);
+      for (const auto& sl : graph_.progress) {
+        PropOutcome<State>& o = r.props[sl.k];
+        o.prop = sl.prop;
+        o.verdict = stop != StopReason::Complete ? Verdict::Incomplete
+                    : lasso                       ? Verdict::Violated
+                                                  : Verdict::Holds;
+        if (lasso) o.trace = lasso_trace(search, *lasso);
+      }
+    }
+    for (std::size_t i = 0; i < graph_.starvation.size(); ++i) {
+      const auto& sl = graph_.starvation[i];
+      PropOutcome<State>& o = r.props[sl.k];
+      o.prop = sl.prop;
+      o.verdict = Verdict::Incomplete;
+      if (stop != StopReason::Complete) continue;
+      // The same property selected twice: one decision.
+      const auto same = std::find_if(graph_.starvation.begin(), graph_.starvation.begin() + std::ptrdiff_t(i),
+                                     [&](const auto& e) { return e.prop == sl.prop; });
+      if (same != graph_.starvation.begin() + std::ptrdiff_t(i)) {
+        o.verdict = r.props[same->k].verdict;
+        o.trace = r.props[same->k].trace;
+      } else if (const auto fc = find_fair_pending_cycle(graph_.edges, sl.pending, n)) {
+        o.verdict = Verdict::Violated;
+        o.trace = fair_cycle_trace(search, *fc, sl.prop);
+      } else {
+        o.verdict = Verdict::Holds;
+      }
+    }
+  }
+
+  // Path to the first stuck state, then the walk to a cycle or a dead end.
+  static Counterexample<State> lasso_trace(const Search<M>& search, const Lasso& l) {
+    Counterexample<State> cx = search.path_along(l.walk);  // walk[0] == stuck
+    const std::size_t base = cx.steps.size() - (l.walk.size() - 1);
+    cx.stuck_at = base;
+    cx.loop_start = base + l.loop_start;
+    return cx;
+  }
+
+  // Path to the fair cycle's entry, then the cycle; stuck_at is where the
+  // path's last run of pending states begins.
+  Counterexample<State> fair_cycle_trace(const Search<M>& search, const FairCycle& fc, int prop) const {
+    // walk[0] == entry
+    Counterexample<State> cx =
+        search.path_along(fc.walk, std::vector<int>(fc.actors.begin(), fc.actors.end()));
+    const std::size_t base = cx.steps.size() - (fc.walk.size() - 1);
+    std::size_t j = base;
+    if constexpr (HasPending<M>) {
+      while (j > 0 && m_.pending(prop, cx.states[j - 1])) --j;
+    }
+    cx.stuck_at = j;
+    cx.loop_start = base;
+    return cx;
+  }
+
+  const M& m_;
+  std::vector<int> props_;
+  checks::Invariant<M> invariant_;
+  checks::Deadlock<M> deadlock_;
+  checks::Maximize<M> maximize_;
+  checks::Graph<M> graph_;
+  std::size_t violated_ = 0;
+};
+
+// Searches m with the selected properties checked on the way.
+template <class M>
+SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
+  PropertyChecks<M> checks(m, opt);
+  Search<M> search(m, opt);
+  const StopReason stop = search.run(checks);
+  return checks.result(stop, search);
+}
+
+}  // namespace blkmc
