@@ -34,15 +34,6 @@ const ProveDriver* driver() {
   return &d;
 }
 
-// Names of the models for which pred(handle) holds, for error messages.
-template <class F>
-std::string names_where(F pred) {
-  std::vector<std::string> names;
-  for (const ModelHandle* m : all_models())
-    if (pred(*m)) names.push_back(m->info().name);
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
 }  // namespace
 
 // One line per family: the model and what it offers.
@@ -69,17 +60,24 @@ const std::vector<const ModelHandle*>& all_models() {
   return models;
 }
 
+std::string model_names(const std::function<bool(const ModelHandle&)>& pred) {
+  std::vector<std::string> names;
+  for (const ModelHandle* m : all_models())
+    if (!pred || pred(*m)) names.push_back(m->info().name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 const ModelHandle& find_model(const std::string& name) {
   for (const ModelHandle* m : all_models())
     if (m->info().name == name) return *m;
   throw UsageError(fmt::format("unknown model '{}' (valid: {})", name,
-                               names_where([](const ModelHandle&) { return true; })));
+                               model_names()));
 }
 
 const std::vector<DecisionFn>& decision_functions(const std::string& model) {
   const ModelHandle& m = find_model(model);
   if (!m.offers().decisions)
-    throw UsageError(fmt::format("diff: model {} has no decision functions registered ({} have)", model, names_where([](const ModelHandle& h) { return h.offers().decisions != nullptr; })));
+    throw UsageError(fmt::format("diff: model {} has no decision functions registered ({} have)", model, model_names([](const ModelHandle& h) { return h.offers().decisions != nullptr; })));
   return m.offers().decisions();
 }
 
@@ -87,7 +85,7 @@ const ProveDriver& prove_driver(const std::string& model) {
   const ModelHandle& m = find_model(model);
   if (!m.offers().prove)
     throw UsageError(fmt::format("prove: model '{}' has no symbolic semantics (provable: {})", model,
-                                 names_where([](const ModelHandle& h) { return h.offers().prove != nullptr; })));
+                                 model_names([](const ModelHandle& h) { return h.offers().prove != nullptr; })));
   return *m.offers().prove;
 }
 

@@ -3,6 +3,7 @@
 // (explorer/adapter.hpp) over a concrete model class.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <string>
@@ -74,6 +75,10 @@ class ModelHandle {
 
 const std::vector<const ModelHandle*>& all_models();
 const ModelHandle& find_model(const std::string& name);  // throws UsageError
+
+// The names of the models for which pred holds (all when pred is empty), as
+// "a, b, c" (for help texts and messages).
+std::string model_names(const std::function<bool(const ModelHandle&)>& pred = {});
 
 // A family's offers, each throwing a one-line UsageError for a model that
 // does not offer it (naming the ones that do).

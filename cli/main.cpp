@@ -1,10 +1,13 @@
-// blkmc: command-line entry point (list, check, replay, suite).
+// blkmc: command-line entry point: list, check, replay, suite, compare,
+// simulate, diff, prove, device and export (CLI11); each subcommand is a thin
+// layer over app/ (the registry and the model adapters) and the engines.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/compare.hpp"
 #include "cli/device.hpp"
@@ -19,6 +22,18 @@
 using namespace blkmc;
 
 namespace {
+
+// prove's parameter ranges, per model that offers it ("tags ntags 1..1024, ...").
+std::string prove_ranges() {
+  std::vector<std::string> out;
+  for (const ModelHandle* m : all_models())
+    if (m->offers().prove) {
+      std::vector<std::string> ps;
+      for (const auto& p : prove_params(m->info().name)) ps.push_back(fmt::format("{} {}..{}", p.name, p.min, p.max));
+      out.push_back(fmt::format("{} {}", m->info().name, fmt::join(ps, ", ")));
+    }
+  return fmt::format("{}", fmt::join(out, "; "));
+}
 
 constexpr const char* kParamHelp =
     "model parameter name=value (repeatable; workload=NAME, shadow=VARIANT|none)";
@@ -142,7 +157,8 @@ int main(int argc, char** argv) {
   auto* diffc = app.add_subcommand(
       "diff", "compare a model's decision functions in two variants with Z3: proved "
               "equivalent, or the input classes where they differ");
-  diffc->add_option("model", model, "model name (bfq, cfq, deadline)")->required();
+  diffc->add_option("model", model,
+                    "model name (" + model_names([](const ModelHandle& h) { return h.offers().decisions != nullptr; }) + ")")->required();
   diffc->add_option("--from", diff_from, "variant before the patch")->required();
   diffc->add_option("--to", diff_to, "variant after the patch")->required();
   diffc->add_option("--function", diff_function, "only this decision function");
@@ -166,11 +182,11 @@ int main(int argc, char** argv) {
       "prove", "prove invariants by k-induction with Z3 for parameters beyond explicit reach "
                "(the model's steps instantiated on z3::expr): proved, violated (a real path) "
                "or incomplete (a counterexample to induction)");
-  provec->add_option("model", preq.model, "model name (tags, inflight)")->required();
+  provec->add_option("model", preq.model,
+                     "model name (" + model_names([](const ModelHandle& h) { return h.offers().prove != nullptr; }) + ")")->required();
   provec->add_option("--variant,-v", preq.variant, "variant")->required();
   provec->add_option("--param,-p", preq.params,
-                     "parameter name=value (repeatable; prove's own ranges: tags ntags up to 1024, "
-                     "submitters up to 64; inflight submitters up to 128, cpus up to 64)");
+                     "parameter name=value (repeatable; prove's own ranges: " + prove_ranges() + ")");
   provec->add_option("--prop", preq.props, "invariant property (repeatable; default: all)");
   provec->add_option("--k-max", preq.k_max, "largest k tried (default 10)");
   provec->add_option("--time", preq.seconds, "time limit per property, seconds")

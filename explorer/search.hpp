@@ -35,6 +35,8 @@
 namespace blkmc {
 
 struct SearchOptions {
+  // Breadth-first (shortest counterexamples), the default of every caller
+  // but `blkmc check`, which searches depth-first unless given --bfs (as SPIN).
   bool bfs = true;
   Limits limits;
   std::vector<int> props;   // indices into ModelInfo::props; empty: all

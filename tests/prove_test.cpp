@@ -246,7 +246,20 @@ TEST_CASE("prove: a lemma that is false is reported and not assumed") {
   req.params = {"ntags=2", "submitters=1", "rounds=2"};
   req.props = {"walk-count-bounded"};
   const auto v = prove(req);
+  // The walk-count lemma is reported false, with its own short path...
+  const auto& lemmas = v[0].result.lemmas;
+  const auto wc = std::find_if(lemmas.begin(), lemmas.end(),
+                               [](const TargetResult& l) { return l.name == "walk-count"; });
+  REQUIRE(wc != lemmas.end());
+  CHECK(wc->verdict == ProofVerdict::Violated);
+  CHECK(wc->k < v[0].result.prop.k);
+  // ...the lemmas before it are proved...
+  for (auto l = lemmas.begin(); l != wc; ++l) CHECK(l->verdict == ProofVerdict::Proved);
+  // ...and it is not assumed: assumed, it would let the step case prove the
+  // property at a small k; instead the property is violated by a real path
+  // longer than the lemma's.
   CHECK(v[0].result.prop.verdict == ProofVerdict::Violated);
+  CHECK(v[0].result.prop.k == 10);
 }
 
 TEST_CASE("prove: bad input is a usage error") {

@@ -1,5 +1,5 @@
-// props/sched_props: the properties every scheduler model checks, generic
-// over the scheduler (mq-deadline, none; BFQ and CFQ later). They are
+// model/sched/sched_props: the properties every scheduler model checks, generic
+// over the scheduler (mq-deadline, none, BFQ, CFQ). They are
 // ghost-checked by model/sched/sched_model.hpp:
 //   conservation      (Invariant) the scheduler hands out only requests it
 //                     holds, and its books (for mq-deadline dd_queued per
