@@ -451,12 +451,14 @@ TEST_CASE("tags: violates() reads the ghost flags and the count") {
 }
 
 TEST_CASE("tags: state_bytes() follows the parameters") {
-  // 2 bitmap bytes + owner[] + rqs[] + 3 (or 4 with a pool) per submitter + 3 iterator bytes.
-  CHECK(TagsModel(0, params(1, 1, 1, 0)).state_bytes() == 10);
-  CHECK(TagsModel(0, params(2, 2, 1, 0)).state_bytes() == 15);
-  CHECK(TagsModel(0, params(2, 2, 1, 1)).state_bytes() == 17);
-  CHECK(TagsModel(0, params(4, 3, 5, 2)).state_bytes() == 25);
-  CHECK(TagsModel(3, params(16, 8, 15, 8)).state_bytes() == 69);
+  // The schema's layout: owner[] + rqs[] + 3 (or 4 with a pool) bytes per
+  // submitter + the iterator's pos and count, then the bitmap and the
+  // iterator's three flags packed in bits.
+  CHECK(TagsModel(0, params(1, 1, 1, 0)).state_bytes() == 2 + 3 + 2 + 1);
+  CHECK(TagsModel(0, params(2, 2, 1, 0)).state_bytes() == 4 + 6 + 2 + 1);
+  CHECK(TagsModel(0, params(2, 2, 1, 1)).state_bytes() == 4 + 8 + 2 + 1);
+  CHECK(TagsModel(0, params(4, 3, 5, 2)).state_bytes() == 8 + 12 + 2 + 1);
+  CHECK(TagsModel(3, params(16, 8, 15, 8)).state_bytes() == 32 + 32 + 2 + 3);
   CHECK(TagsModel(3, params(16, 8, 15, 8)).state_bytes() <= TagsModel::State::capacity);
   // Bytes beyond state_bytes() stay zero along a run.
   const TagsModel m(TagsModel::V4_11, params(1, 1, 1, 0));
@@ -473,18 +475,20 @@ TEST_CASE("tags: footprints") {
   const TagsModel m(TagsModel::V4_11, params(3, 2, 1, 0));
   const int it = m.iterator_actor();
   const auto names = m.variable_names();
-  REQUIRE(names.size() == 3 * 3 + 2 + 1);
+  // Per tag bit, owner, rqs; per submitter pc, round, tag; the iterator's five.
+  REQUIRE(names.size() == 3 * 3 + 2 * 3 + 5);
   const State s0 = m.initial();
 
   const Footprint fa = m.footprint(s0, step(0, TagsModel::ALLOC, 1));
   CHECK(fa.writes.test(var_index(m, "bit[1]")));
   CHECK(fa.writes.test(var_index(m, "owner[1]")));
-  CHECK(fa.writes.test(var_index(m, "submitter0")));
+  CHECK(fa.writes.test(var_index(m, "pc[0]")));
   CHECK_FALSE(fa.writes.test(var_index(m, "bit[0]")));
   CHECK_FALSE(fa.writes.test(var_index(m, "owner[0]")));
   CHECK_FALSE(fa.writes.test(var_index(m, "rqs[1]")));
-  CHECK_FALSE(fa.writes.test(var_index(m, "iterator")));
-  CHECK(fa.writes.count() == 3);
+  CHECK_FALSE(fa.writes.test(var_index(m, "pc[1]")));
+  CHECK_FALSE(fa.writes.test(var_index(m, "pos")));
+  CHECK(fa.writes.count() == 2 + 3);  // the tag's bit and owner, the submitter's pc, round, tag
   for (int t = 0; t < 3; ++t) CHECK(fa.reads.test(var_index(m, "bit[" + std::to_string(t) + "]")));
 
   State s1 = run(m, s0, step(0, TagsModel::ALLOC, 2));
@@ -492,11 +496,11 @@ TEST_CASE("tags: footprints") {
   CHECK(fi.reads.test(var_index(m, "bit[0]")));
   CHECK(fi.reads.test(var_index(m, "rqs[0]")));
   CHECK(fi.reads.test(var_index(m, "owner[0]")));
-  CHECK(fi.reads.test(var_index(m, "iterator")));
+  CHECK(fi.reads.test(var_index(m, "pos")));
   CHECK_FALSE(fi.reads.test(var_index(m, "bit[1]")));
   CHECK_FALSE(fi.reads.test(var_index(m, "rqs[2]")));
-  CHECK(fi.writes.test(var_index(m, "iterator")));
-  CHECK(fi.writes.count() == 1);
+  CHECK(fi.writes.test(var_index(m, "count")));
+  CHECK(fi.writes.count() == 5);  // pos, count and the three flags
 
   const Footprint fas = m.footprint(s1, step(0, TagsModel::ASSIGN));
   CHECK(fas.writes.test(var_index(m, "rqs[2]")));
