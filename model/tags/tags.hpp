@@ -34,19 +34,15 @@ class TagsModel {
   static constexpr int kMaxTags = 16, kMaxSubmitters = 8, kMaxRounds = 15, kMaxPool = 8;
   using State = ByteState<2 + 2 * kMaxTags + 4 * kMaxSubmitters + 3>;
 
-  enum Variant : int { V4_11 = tags::V4_11, NullCheck, Refcount, TagMatch };
-  enum Prop : int {
-    NoNullDeref = tags::NoNullDeref,
-    FnSeesOwner,
-    CountOwnerOnly,
-    WalkCountBounded,
-    Deadlock
-  };
+  // The variants, properties and pcs of tags_logic.hpp (one list each).
+  using Variant = tags::Variant;
+  using enum tags::Variant;
+  using Prop = tags::Prop;
+  using enum tags::Prop;
   // Submitter program counter; also the Step::action of submitter steps.
-  enum Pc : std::uint8_t { GET = tags::GET, ALLOC, ASSIGN, START, COMPLETE, FREE, DONE };
-  static constexpr std::uint8_t VISIT = DONE + 1;  // the iterator's action
-  static_assert(VISIT == tags::VISIT && int(DONE) == int(tags::DONE) &&
-                int(TagMatch) == int(tags::TagMatch) && int(Deadlock) == int(tags::Deadlock));
+  using Pc = tags::Pc;
+  using enum tags::Pc;
+  static constexpr int VISIT = tags::VISIT;  // the iterator's action
   // Iterator flags (ghost variables for the properties).
   static constexpr std::uint8_t kOops = 1, kStaleFn = 2, kStaleCount = 4;
 
@@ -178,35 +174,35 @@ void TagsModel::for_each_successor(const State& s, F&& emit) const {
   for (int sub = 0; sub < nsub_; ++sub) {
     const int p = pc(s, sub);
     switch (p) {
-      case DONE:
+      case tags::DONE:
         break;
-      case GET:  // a free request object; blocks while the pool is empty
+      case tags::GET:  // a free request object; blocks while the pool is empty
         for (int k = 1; k <= pool_; ++k)
           if (tags::may_get_request(cfg_, v, sub, k)) {
             next = s;
             View n(*this, next);
             tags::blk_mq_get_request(cfg_, n, sub, k);
-            emit(Step{std::uint8_t(sub), GET, std::uint8_t(k)}, next);
+            emit(Step{std::uint8_t(sub), tags::GET, std::uint8_t(k)}, next);
           }
         break;
-      case ALLOC:  // any clear bit: over-approximates the allocation hint
+      case tags::ALLOC:  // any clear bit: over-approximates the allocation hint
         for (int t = 0; t < ntags_; ++t)
           if (tags::may_get_tag(cfg_, v, sub, t)) {
             next = s;
             View n(*this, next);
             tags::blk_mq_get_tag(cfg_, n, sub, t);
-            emit(Step{std::uint8_t(sub), ALLOC, std::uint8_t(t)}, next);
+            emit(Step{std::uint8_t(sub), tags::ALLOC, std::uint8_t(t)}, next);
           }
         break;
       default: {
-        // ASSIGN and FREE index by the tag held (not recorded in the Step).
+        // tags::ASSIGN and tags::FREE index by the tag held (not recorded in the Step).
         const int t = tag(s, sub);
         if (!tags::may_step_at(cfg_, v, sub, p, t)) break;
         next = s;
         View n(*this, next);
-        if (p == ASSIGN) tags::blk_mq_assign_rqs(cfg_, n, sub, t);
-        else if (p == START) tags::blk_mq_start_request(cfg_, n, sub);
-        else if (p == COMPLETE) tags::blk_mq_complete_request(cfg_, n, sub);
+        if (p == tags::ASSIGN) tags::blk_mq_assign_rqs(cfg_, n, sub, t);
+        else if (p == tags::START) tags::blk_mq_start_request(cfg_, n, sub);
+        else if (p == tags::COMPLETE) tags::blk_mq_complete_request(cfg_, n, sub);
         else tags::blk_mq_free_request(cfg_, n, sub, t);
         emit(Step{std::uint8_t(sub), std::uint8_t(p), 0}, next);
       }
@@ -217,7 +213,7 @@ void TagsModel::for_each_successor(const State& s, F&& emit) const {
     next = s;
     View n(*this, next);
     tags::bt_iter(cfg_, n, t);
-    emit(Step{std::uint8_t(nsub_), VISIT, std::uint8_t(t)}, next);
+    emit(Step{std::uint8_t(nsub_), tags::VISIT, std::uint8_t(t)}, next);
   }
 }
 
