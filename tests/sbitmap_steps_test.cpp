@@ -140,10 +140,14 @@ TEST_CASE("sbitmap: parameters, wake_batch and the clear scheme per variant") {
   CHECK(M(M::K4f8126, params(2, 2, 1, 1)).six_two());
   CHECK_THROWS_AS(M(-1, params(2, 2, 1, 1)), UsageError);
   CHECK_THROWS_AS(M(M::Y72d04b + 1, params(2, 2, 1, 1)), UsageError);
-  // Layout: 8 shared bytes, one wait_cnt per queue, one list slot per task
-  // per queue, 8 bytes per task.
-  CHECK(m.state_bytes() == 8 + 1 + 2 + 16);
-  CHECK(M(M::C854, params(4, 3, 2, 2)).state_bytes() == 8 + 2 + 6 + 24);
+  // Layout (sbitmap::schema): 6 shared bytes (word, cleared, wake_index,
+  // wait_index, the irq's owner and victim), one wait_cnt per queue, one
+  // list slot per task per queue, 8 bytes per task, then the bits (the
+  // wasted-wakeup ghost, each task's woken and prepared).
+  CHECK(m.state_bytes() == 6 + 1 + 2 + 16 + 1);
+  CHECK(M(M::C854, params(4, 3, 2, 2)).state_bytes() == 6 + 2 + 6 + 24 + 1);
+  // 6.2 on: completion_cnt and wakeup_cnt, no wait_cnt.
+  CHECK(M(M::K4f8126, params(4, 3, 2, 2)).state_bytes() == 8 + 6 + 24 + 1);
   CHECK(M::static_info().variants.size() == 9);
   CHECK(M::static_info().actions.size() == std::size_t(M::kNumPc));
 }
@@ -152,13 +156,13 @@ TEST_CASE("sbitmap: initial state") {
   for (int v = M::PreC854; v <= M::Y72d04b; ++v) {
     const M m(v, params(2, 3, 2, 2));
     const State s = m.initial();
-    CHECK(M::word(s) == 0);
-    CHECK(M::cleared(s) == 0);
-    CHECK(M::wake_index(s) == 0);
-    CHECK(M::wait_index(s) == 0);
-    CHECK(M::irq_owner(s) == -1);
-    CHECK(M::irq_victim(s) == -1);
-    CHECK(M::ghost(s) == 0);
+    CHECK(m.word(s) == 0);
+    CHECK(m.cleared(s) == 0);
+    CHECK(m.wake_index(s) == 0);
+    CHECK(m.wait_index(s) == 0);
+    CHECK(m.irq_owner(s) == -1);
+    CHECK(m.irq_victim(s) == -1);
+    CHECK_FALSE(m.wasted(s));
     for (int q = 0; q < 2; ++q) {
       CHECK(m.wait_cnt(s, q) == m.batch());
       CHECK_FALSE(m.waitqueue_active(s, q));
@@ -178,18 +182,18 @@ TEST_CASE("sbitmap: GET takes the lowest free bit; a failed try picks a queue, t
           "then sleeps") {
   const M m(M::C854, params(2, 3, 1, 2));
   State s = run(m, m.initial(), st(1, M::GET));
-  CHECK(M::word(s) == 0b01);
+  CHECK(m.word(s) == 0b01);
   CHECK(m.tag(s, 1) == 0);
   CHECK(m.pc(s, 1) == M::PUT);
   s = run(m, s, st(0, M::GET));
-  CHECK(M::word(s) == 0b11);
+  CHECK(m.word(s) == 0b11);
   CHECK(m.tag(s, 0) == 1);
   // Task 2, word full, clear=0: the first failure picks ws[wait_index].
   s = run(m, s, st(2, M::GET));
   CHECK(m.pc(s, 2) == M::GET);
   CHECK(m.phase(s, 2) == 1);
   CHECK(m.ws(s, 2) == 0);
-  CHECK(M::wait_index(s) == 1);  // bt_wait_ptr advanced the hctx wait_index
+  CHECK(m.wait_index(s) == 1);  // bt_wait_ptr advanced the hctx wait_index
   // The loop-top try fails: prepare.
   s = run(m, s, st(2, M::GET));
   CHECK(m.pc(s, 2) == M::PREPARE);
@@ -203,7 +207,7 @@ TEST_CASE("sbitmap: GET takes the lowest free bit; a failed try picks a queue, t
   // A try after prepare_to_wait that succeeds goes to FINISH_GOT.
   State r = run_all(m, run(m, m.initial(), st(0, M::GET)), {st(1, M::GET)});
   r = run_all(m, r, {st(2, M::GET), st(2, M::GET), st(2, M::PREPARE), st(0, M::PUT)});
-  CHECK(M::word(r) == 0b10);
+  CHECK(m.word(r) == 0b10);
   r = run(m, r, st(2, M::GET));
   CHECK(m.pc(r, 2) == M::FINISH_GOT);
   CHECK(m.tag(r, 2) == 0);
@@ -221,15 +225,15 @@ TEST_CASE("sbitmap: bt_wait_ptr hands out the queues round robin") {
   CHECK(m.ws(s, 1) == 0);
   CHECK(m.ws(s, 2) == 1);
   CHECK(m.ws(s, 3) == 0);
-  CHECK(M::wait_index(s) == 1);
+  CHECK(m.wait_index(s) == 1);
 }
 
 TEST_CASE("sbitmap: lockless sbitmap_deferred_clear: xchg, then andnot, as two steps") {
   const M m(M::D106397, params(1, 2, 2, 1));
   CHECK(m.clear() == M::DeferredLockless);
   State s = run_all(m, m.initial(), {st(0, M::GET), st(0, M::PUT)});
-  CHECK(M::word(s) == 1);  // the bit stays set in the word ...
-  CHECK(M::cleared(s) == 1);  // ... and is recorded in cleared
+  CHECK(m.word(s) == 1);  // the bit stays set in the word ...
+  CHECK(m.cleared(s) == 1);  // ... and is recorded in cleared
   s = run(m, s, st(0, M::W_ACTIVE));  // nobody waits
   CHECK(m.pc(s, 0) == M::GET);
   CHECK(m.round(s, 0) == 1);
@@ -237,20 +241,20 @@ TEST_CASE("sbitmap: lockless sbitmap_deferred_clear: xchg, then andnot, as two s
   CHECK(m.pc(s, 1) == M::DCLEAR);
   s = run(m, s, st(1, M::DCLEAR));
   CHECK(m.pc(s, 1) == M::ANDNOT);
-  CHECK(M::cleared(s) == 0);
+  CHECK(m.cleared(s) == 0);
   CHECK(m.mask(s, 1) == 1);
-  CHECK(M::word(s) == 1);  // the window: cleared is empty, the word still full
+  CHECK(m.word(s) == 1);  // the window: cleared is empty, the word still full
   // Task 0 now finds the word full and nothing in cleared: allocation fails.
   State f = run_all(m, s, {st(0, M::GET), st(0, M::DCLEAR)});
   CHECK(m.pc(f, 0) == M::GET);
   CHECK(m.phase(f, 0) == 1);
   s = run(m, s, st(1, M::ANDNOT));
-  CHECK(M::word(s) == 0);
+  CHECK(m.word(s) == 0);
   CHECK(m.mask(s, 1) == 0);
   CHECK(m.pc(s, 1) == M::GET);
   s = run(m, s, st(1, M::GET));
   CHECK(m.pc(s, 1) == M::PUT);
-  CHECK(M::word(s) == 1);
+  CHECK(m.word(s) == 1);
 }
 
 TEST_CASE("sbitmap: sbitmap_deferred_clear under swap_lock (ea86ea2cdced) and with the "
@@ -259,17 +263,17 @@ TEST_CASE("sbitmap: sbitmap_deferred_clear under swap_lock (ea86ea2cdced) and wi
   // has meanwhile got free bits.
   const M m1(M::D106397, params(2, 2, 2, 1, M::DeferredLocked));
   State s = run_all(m1, m1.initial(), {st(0, M::GET), st(1, M::GET), st(0, M::PUT)});
-  CHECK(M::cleared(s) == 0b01);
+  CHECK(m1.cleared(s) == 0b01);
   s = run(m1, s, st(0, M::W_ACTIVE));
   s = run_all(m1, s, {st(0, M::GET), st(0, M::DCLEAR)});
-  CHECK(M::word(s) == 0b10);
-  CHECK(M::cleared(s) == 0);
+  CHECK(m1.word(s) == 0b10);
+  CHECK(m1.cleared(s) == 0);
   CHECK(m1.pc(s, 0) == M::GET);
   {
     // Word now has a free bit but cleared is empty: clear=1 fails.
     State w = s;
-    M::word(w) = 0b10;
-    m1.pc(w, 1) = M::DCLEAR;
+    m1.set_word(w, 0b10);
+    m1.set_pc(w, 1, M::DCLEAR);
     w = run(m1, w, st(1, M::DCLEAR));
     CHECK(m1.pc(w, 1) == M::GET);
     CHECK(m1.phase(w, 1) == 1);  // failed: picked a queue
@@ -277,25 +281,25 @@ TEST_CASE("sbitmap: sbitmap_deferred_clear under swap_lock (ea86ea2cdced) and wi
   // clear=3: the same situation retries instead.
   const M m3(M::Y72d04b, params(2, 2, 2, 1));
   State w = m3.initial();
-  M::word(w) = 0b10;
-  m3.pc(w, 1) = M::DCLEAR;
+  m3.set_word(w, 0b10);
+  m3.set_pc(w, 1, M::DCLEAR);
   w = run(m3, w, st(1, M::DCLEAR));
   CHECK(m3.pc(w, 1) == M::GET);
   CHECK(m3.phase(w, 1) == 0);  // a retry of the same try
   // ... and fails only when the word is really full.
   State full = m3.initial();
-  M::word(full) = 0b11;
-  m3.pc(full, 1) = M::DCLEAR;
+  m3.set_word(full, 0b11);
+  m3.set_pc(full, 1, M::DCLEAR);
   full = run(m3, full, st(1, M::DCLEAR));
   CHECK(m3.phase(full, 1) == 1);
   // With bits in cleared, clear=3 moves them in one step.
   State c = m3.initial();
-  M::word(c) = 0b11;
-  M::cleared(c) = 0b01;
-  m3.pc(c, 0) = M::DCLEAR;
+  m3.set_word(c, 0b11);
+  m3.set_cleared(c, 0b01);
+  m3.set_pc(c, 0, M::DCLEAR);
   c = run(m3, c, st(0, M::DCLEAR));
-  CHECK(M::word(c) == 0b10);
-  CHECK(M::cleared(c) == 0);
+  CHECK(m3.word(c) == 0b10);
+  CHECK(m3.cleared(c) == 0);
   CHECK(m3.pc(c, 0) == M::GET);
 }
 
@@ -358,7 +362,7 @@ TEST_CASE("sbitmap: FINISH_GOT leaves an un-woken entry on the queue") {
 TEST_CASE("sbitmap: PUT clears the bit (clear=0) or defers it; irq=1 offers interrupts") {
   const M m(M::C854, params(2, 2, 2, 1));
   State s = run_all(m, m.initial(), {st(0, M::GET), st(0, M::PUT)});
-  CHECK(M::word(s) == 0);
+  CHECK(m.word(s) == 0);
   CHECK(m.pc(s, 0) == M::W_PTR);
   CHECK(m.tag(s, 0) == 0);
   // No waiter: sbq_wake_ptr returns NULL, the round ends.
@@ -367,8 +371,8 @@ TEST_CASE("sbitmap: PUT clears the bit (clear=0) or defers it; irq=1 offers inte
   CHECK(m.round(s, 0) == 1);
   const M d(M::Y040b83, params(2, 2, 1, 1));
   State t = run_all(d, d.initial(), {st(0, M::GET), st(1, M::GET), st(1, M::PUT)});
-  CHECK(M::word(t) == 0b11);
-  CHECK(M::cleared(t) == 0b10);
+  CHECK(d.word(t) == 0b11);
+  CHECK(d.cleared(t) == 0b10);
   const M g(M::K4f8126, params(2, 2, 1, 1));
   State u = run_all(g, g.initial(), {st(0, M::GET), st(0, M::PUT)});
   CHECK(g.pc(u, 0) == M::W_ACTIVE);
@@ -381,12 +385,12 @@ TEST_CASE("sbitmap: PUT clears the bit (clear=0) or defers it; irq=1 offers inte
   CHECK(puts[0] == st(1, M::PUT, 0));
   CHECK(puts[1] == st(1, M::PUT, 1));
   i = run(mi, i, st(1, M::PUT, 1));
-  CHECK(M::irq_owner(i) == 1);
-  CHECK(M::irq_victim(i) == 0);
+  CHECK(mi.irq_owner(i) == 1);
+  CHECK(mi.irq_victim(i) == 0);
   CHECK(steps_of(mi, i, 0).empty());
   CHECK_FALSE(mi.runnable(i, 0));
   i = run(mi, i, st(1, M::W_PTR));  // nobody waits: the interrupt returns
-  CHECK(M::irq_owner(i) == -1);
+  CHECK(mi.irq_owner(i) == -1);
   CHECK(steps_of(mi, i, 0).size() == 1);
   // Without irq, or when the other task is not waking, only the plain put.
   State p = run_all(mi, mi.initial(), {st(0, M::GET), st(1, M::GET)});
@@ -416,7 +420,7 @@ TEST_CASE("sbitmap: pre-c854ab5773be: cmpxchg(c, c + batch); every caller at <= 
   s = run(m, s, st(1, M::W_CMPXCHG));  // cmpxchg(-1, 0) succeeds
   CHECK(m.wait_cnt(s, 0) == 0);
   s = run_all(m, s, {st(0, M::W_INC), st(1, M::W_INC)});
-  CHECK(M::wake_index(s) == 0);  // advanced twice
+  CHECK(m.wake_index(s) == 0);  // advanced twice
   s = run(m, s, st(0, M::W_WAKE));
   CHECK(m.woken(s, 2));
   s = run(m, s, st(1, M::W_WAKE));
@@ -449,7 +453,7 @@ TEST_CASE("sbitmap: c854ab5773be: reset to batch; the cmpxchg loser calls __sbq_
   CHECK(m.pc(s, 1) == M::W_INC);
   CHECK_FALSE(m.violates(M::WaitCntReset, s));
   s = run_all(m, s, {st(1, M::W_INC), st(1, M::W_WAKE)});
-  CHECK(M::wake_index(s) == 1);
+  CHECK(m.wake_index(s) == 1);
   CHECK(m.woken(s, 2));
   CHECK(m.pc(s, 1) == M::DONE);
   // The loser finds no waiter any more and returns.
@@ -498,7 +502,7 @@ TEST_CASE("sbitmap: 040b83fcecfb: wake, advance, reset; retry on < 0 or an empty
   CHECK(n.wait_cnt(t, 0) == 0);
   CHECK_FALSE(n.violates(M::WaitCntReset, t));  // task 0 is still resetting
   t = run(n, t, st(0, M::W_INC));
-  CHECK(M::wake_index(t) == 1);
+  CHECK(n.wake_index(t) == 1);
   t = run(n, t, st(0, M::W_SET));
   CHECK(n.wait_cnt(t, 0) == 1);
   CHECK(n.pc(t, 0) == M::DONE);
@@ -513,7 +517,7 @@ TEST_CASE("sbitmap: 48c033314f37 / 30514bd2dd4e: conditional decrement, always r
   CHECK(m.cnt(s, 0) == 0);
   // Another waker finds wait_cnt 0: return true and call again (the spin).
   State o = s;
-  m.pc(o, 2) = M::W_PTR;
+  m.set_pc(o, 2, M::W_PTR);
   o = run(m, o, st(2, M::W_PTR));
   CHECK(m.wws(o, 2) == 1);
   o = run(m, o, st(2, M::W_DEC));
@@ -546,7 +550,7 @@ TEST_CASE("sbitmap: 48c033314f37 / 30514bd2dd4e: conditional decrement, always r
   State v = run(h, h.initial(), st(0, M::GET));
   v = run_all(h, v, sleep_steps(1));
   v = run_all(h, v, {st(0, M::PUT), st(0, M::W_PTR), st(0, M::W_DEC)});
-  h.pc(v, 2) = M::W_PTR;
+  h.set_pc(v, 2, M::W_PTR);
   v = run(h, v, st(2, M::W_PTR));
   CHECK(h.pc(v, 2) == M::DONE);  // no queue to wake: this free's wake-up is lost
 }
@@ -555,13 +559,13 @@ TEST_CASE("sbitmap: 4f8126bb2308: completions counted only with waiters; one que
   const M m(M::K4f8126, params(1, 2, 1, 1, 0));
   State s = run(m, m.initial(), st(0, M::GET));
   State quiet = run_all(m, s, {st(0, M::PUT), st(0, M::W_ACTIVE)});
-  CHECK(M::completion_cnt(quiet) == 0);  // ws_active 0: not counted
+  CHECK(m.completion_cnt(quiet) == 0);  // ws_active 0: not counted
   CHECK(m.pc(quiet, 0) == M::DONE);
   s = run_all(m, s, sleep_steps(1));
   s = run_all(m, s, {st(0, M::PUT), st(0, M::W_ACTIVE)});
   CHECK(m.pc(s, 0) == M::W_ADD);
   s = run(m, s, st(0, M::W_ADD));
-  CHECK(M::completion_cnt(s) == 1);
+  CHECK(m.completion_cnt(s) == 1);
   CHECK(m.cnt(s, 0) == 0);
   s = run(m, s, st(0, M::W_CMP));
   CHECK(m.pc(s, 0) == M::W_PTR);
@@ -569,7 +573,7 @@ TEST_CASE("sbitmap: 4f8126bb2308: completions counted only with waiters; one que
   CHECK(m.wws(s, 0) == 1);
   CHECK(m.pc(s, 0) == M::W_XCHG);
   s = run(m, s, st(0, M::W_XCHG));
-  CHECK(M::wakeup_cnt(s) == 1);
+  CHECK(m.wakeup_cnt(s) == 1);
   CHECK(m.pc(s, 0) == M::W_WAKE);
   s = run(m, s, st(0, M::W_WAKE));
   CHECK(m.woken(s, 1));
@@ -587,7 +591,7 @@ TEST_CASE("sbitmap: 4f8126bb2308: completions counted only with waiters; one que
   u = run_all(c, u, sleep_steps(1));
   u = run_all(c, u, {st(0, M::PUT), st(0, M::W_ACTIVE), st(0, M::W_ADD), st(0, M::W_CMP),
                      st(0, M::W_PTR)});
-  M::wakeup_cnt(u) = 1;  // another waker took the batch
+  c.set_wakeup_cnt(u, 1);  // another waker took the batch
   u = run(c, u, st(0, M::W_XCHG));
   CHECK(c.pc(u, 0) == M::W_CMP);
   CHECK(c.cnt(u, 0) == 1);
@@ -602,8 +606,8 @@ TEST_CASE("sbitmap: 4f8126bb2308: completions counted only with waiters; one que
   CHECK(j.wws(w, 0) == 1);
   w = run_all(j, w, {st(2, M::GET), st(2, M::FINISH_GOT)});
   // Meanwhile another task waits on ws[1].
-  j.list_at(w, 1, 0) = 2;
-  j.pc(w, 1) = M::SCHEDULE;
+  j.set_list_at(w, 1, 0, 2);
+  j.set_pc(w, 1, M::SCHEDULE);
   w = run(j, w, st(0, M::W_WAKE));
   CHECK(j.violates(M::NoWastedWakeup, w));
   CHECK_FALSE(j.woken(w, 1));
@@ -615,35 +619,35 @@ TEST_CASE("sbitmap: 26edb30dd1c0 wakes at least one waiter; 106397376c03 a whole
     const M m(v, params(4, 3, 1, 2, 0));
     REQUIRE(m.batch() == 2);
     State s = m.initial();
-    m.list_at(s, 0, 0) = 2;  // task 1 on ws[0]
-    m.list_at(s, 1, 0) = 3;  // task 2 on ws[1]
+    m.set_list_at(s, 0, 0, 2);  // task 1 on ws[0]
+    m.set_list_at(s, 1, 0, 3);  // task 2 on ws[1]
     for (int t : {1, 2}) {
-      m.pc(s, t) = M::SCHEDULE;
-      m.flags(s, t) = M::kPrepared;
+      m.set_pc(s, t, M::SCHEDULE);
+      m.set_prepared(s, t, true);
     }
-    M::completion_cnt(s) = 2;
-    m.pc(s, 0) = M::W_SCAN;
+    m.set_completion_cnt(s, 2);
+    m.set_pc(s, 0, M::W_SCAN);
     s = run(m, s, st(0, M::W_SCAN));
     CHECK(m.woken(s, 1));
     CHECK(m.woken(s, 2) == (v == M::D106397));
-    CHECK(M::wake_index(s) == (v == M::D106397 ? 0 : 1));
+    CHECK(m.wake_index(s) == (v == M::D106397 ? 0 : 1));
     CHECK(m.pc(s, 0) == M::DONE);
     CHECK_FALSE(m.violates(M::NoWastedWakeup, s));
   }
   // The scan starts at wake_index and wraps.
   const M m(M::D106397, params(2, 3, 1, 2, 0));
   State s = m.initial();
-  m.list_at(s, 0, 0) = 3;
-  m.pc(s, 2) = M::SCHEDULE;
-  m.flags(s, 2) = M::kPrepared;
-  M::wake_index(s) = 1;
-  m.pc(s, 0) = M::W_SCAN;
+  m.set_list_at(s, 0, 0, 3);
+  m.set_pc(s, 2, M::SCHEDULE);
+  m.set_prepared(s, 2, true);
+  m.set_wake_index(s, 1);
+  m.set_pc(s, 0, M::W_SCAN);
   s = run(m, s, st(0, M::W_SCAN));
   CHECK(m.woken(s, 2));
-  CHECK(M::wake_index(s) == 1);
+  CHECK(m.wake_index(s) == 1);
   // ws_active 0: return at once.
   State e = m.initial();
-  m.pc(e, 0) = M::W_SCAN;
+  m.set_pc(e, 0, M::W_SCAN);
   e = run(m, e, st(0, M::W_SCAN));
   CHECK(m.pc(e, 0) == M::DONE);
 }
@@ -663,13 +667,13 @@ TEST_CASE("sbitmap: finished() and the invariants") {
   State z = m.initial();
   m.set_wait_cnt(z, 0, 0);
   CHECK(m.violates(M::WaitCntReset, z));
-  m.pc(z, 0) = M::W_SET;
+  m.set_pc(z, 0, M::W_SET);
   CHECK_FALSE(m.violates(M::WaitCntReset, z));
   const M g(M::K26edb30, params(1, 1, 1, 1));
   State y = g.initial();
   g.set_wait_cnt(y, 0, 0);
   CHECK_FALSE(g.violates(M::WaitCntReset, y));
-  M::ghost(y) = M::kWasted;
+  g.set_wasted(y, true);
   CHECK(g.violates(M::NoWastedWakeup, y));
 }
 
@@ -739,9 +743,9 @@ TEST_CASE("sbitmap: the stuck states are the kernel's hangs") {
     const ProgressResult pr = check_progress(m);
     REQUIRE(pr.stuck);
     const State& s = pr.at;
-    REQUIRE(M::irq_victim(s) >= 0);
-    CHECK(m.resetting(s, M::irq_victim(s)));
-    CHECK(steps_of(m, s, M::irq_victim(s)).empty());
+    REQUIRE(m.irq_victim(s) >= 0);
+    CHECK(m.resetting(s, m.irq_victim(s)));
+    CHECK(steps_of(m, s, m.irq_victim(s)).empty());
   }
   SUBCASE("106397376c03: the sole waiter sleeps while the word has a free bit") {
     const M m(M::D106397, params(2, 2, 2, 1));
@@ -798,8 +802,12 @@ TEST_CASE("sbitmap: describe, summary, state_json, variable names, actor names")
   CHECK(j["tasks"][2]["prepared"] == true);
   CHECK(m.actor_name(2) == "task 2");
   const auto names = m.variable_names();
-  CHECK(names.size() == std::size_t(9 + 2 * 2 + 3));
-  CHECK(names.back() == "task2");
+  // 7 shared variables, a wait_cnt per queue, the queues' slots, 10 per task.
+  CHECK(names.size() == std::size_t(7 + 2 + 2 * 3 + 10 * 3));
+  CHECK(names == m.schema().element_names());
+  CHECK(names.front() == "word");
+  CHECK(names[std::size_t(var_index(m, "wait[5]"))] == "wait[5]");
+  CHECK(names.back() == "prepared[2]");
   // An interrupt is marked in the story.
   const M mi(M::J48c033, params(2, 2, 1, 1, 0, 1));
   State i = run_all(mi, mi.initial(), {st(0, M::GET), st(1, M::GET), st(0, M::PUT)});

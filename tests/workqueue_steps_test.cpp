@@ -149,13 +149,13 @@ std::size_t states_without_progress(const M& m, const Graph& g) {
 TEST_CASE("workqueue: initial state, layout and successors") {
   const M m(M::Before, params(1, 1, 1));
   const State s = m.initial();
-  CHECK(M::gc_pc(s) == M::GC_LOCK);
-  CHECK(M::gc_round(s) == 0);
-  CHECK(M::gc_wait(s) == M::W_NONE);
-  CHECK(M::need_write(s) == 0);
-  CHECK(M::journal_io(s) == M::J_IDLE);
-  CHECK(M::wb_pc(s) == M::WB_REFILL);
-  CHECK(M::wb_issued(s) == 0);
+  CHECK(m.gc_pc(s) == M::GC_LOCK);
+  CHECK(m.gc_round(s) == 0);
+  CHECK(m.gc_wait(s) == M::W_NONE);
+  CHECK_FALSE(m.need_write(s));
+  CHECK(m.journal_io(s) == M::J_IDLE);
+  CHECK(m.wb_pc(s) == M::WB_REFILL);
+  CHECK(m.wb_issued(s) == 0);
   CHECK(m.key(s, 0) == M::K_IDLE);
   CHECK(m.queue_len(s, M::SYS) == 0);
   CHECK(m.readers(s) == 0);
@@ -168,7 +168,8 @@ TEST_CASE("workqueue: initial state, layout and successors") {
   CHECK(succ[0].first == step(M::GC, M::DOWN_WRITE));
   CHECK(succ[1].first == step(M::WB, M::REFILL_DIRTY));
 
-  // 7 fixed bytes, one per key, and keys + 1 queue slots in both variants.
+  // 6 fixed bytes, one per key, keys + 1 queue slots in both variants, and a
+  // byte of bits (need_write).
   CHECK(M(M::Before, params(1, 1, 1)).state_bytes() == 10);
   CHECK(M(M::Fix, params(1, 1, 1)).state_bytes() == 10);
   CHECK(M(M::Before, params(4, 4, 3)).state_bytes() == 16);
@@ -199,7 +200,7 @@ TEST_CASE("workqueue: DOWN_WRITE takes a free root, sleeps behind readers") {
   const M m(M::Before, params(1, 1, 1));
   // Free root: gc holds the write lock.
   const State w = run(m, m.initial(), step(M::GC, M::DOWN_WRITE));
-  CHECK(M::gc_pc(w) == M::GC_SET_ROOT);
+  CHECK(m.gc_pc(w) == M::GC_SET_ROOT);
   CHECK(m.writer_holds(w));
   CHECK_FALSE(m.read_lock_free(w));
 
@@ -210,7 +211,7 @@ TEST_CASE("workqueue: DOWN_WRITE takes a free root, sleeps behind readers") {
   REQUIRE(m.key(r, 0) == M::K_FLOCKED);
   CHECK(m.readers(r) == 1);
   const State sl = run(m, r, step(M::GC, M::DOWN_WRITE));
-  CHECK(M::gc_pc(sl) == M::GC_LOCK_WAIT);
+  CHECK(m.gc_pc(sl) == M::GC_LOCK_WAIT);
   CHECK(m.writer_waits(sl));
   CHECK_FALSE(m.writer_holds(sl));
   // Asleep: no gc step until the reader leaves.
@@ -221,7 +222,7 @@ TEST_CASE("workqueue: DOWN_WRITE takes a free root, sleeps behind readers") {
   REQUIRE(g.size() == 1);
   CHECK(g[0] == step(M::GC, M::DOWN_WRITE));
   const State got = run(m, left, step(M::GC, M::DOWN_WRITE));
-  CHECK(M::gc_pc(got) == M::GC_SET_ROOT);
+  CHECK(m.gc_pc(got) == M::GC_SET_ROOT);
   CHECK(m.writer_holds(got));
 }
 
@@ -256,19 +257,19 @@ TEST_CASE("workqueue: SET_ROOT journals the root; journal_full queues journal_wr
 
   // Journal full: journal_write queued on system_wq, entry still pending.
   const State full = run(m, w, step(M::GC, M::SET_ROOT, 1));
-  CHECK(M::gc_pc(full) == M::GC_SYNC);
-  CHECK(M::gc_wait(full) == M::W_ENTRY);
-  CHECK(M::need_write(full) == 1);
-  CHECK(M::journal_io(full) == M::J_QUEUED);
+  CHECK(m.gc_pc(full) == M::GC_SYNC);
+  CHECK(m.gc_wait(full) == M::W_ENTRY);
+  CHECK(m.need_write(full));
+  CHECK(m.journal_io(full) == M::J_QUEUED);
   CHECK(queue(m, full, M::SYS) == std::vector<std::uint8_t>{M::kJournalItem});
   CHECK(m.writer_holds(full));
 
   // Room in the journal: journal_write_unlocked submits the bio inline.
   const State bio = run(m, w, step(M::GC, M::SET_ROOT, 0));
-  CHECK(M::gc_pc(bio) == M::GC_SYNC);
-  CHECK(M::gc_wait(bio) == M::W_WRITE);
-  CHECK(M::need_write(bio) == 0);
-  CHECK(M::journal_io(bio) == M::J_BIO);
+  CHECK(m.gc_pc(bio) == M::GC_SYNC);
+  CHECK(m.gc_wait(bio) == M::W_WRITE);
+  CHECK_FALSE(m.need_write(bio));
+  CHECK(m.journal_io(bio) == M::J_BIO);
   CHECK(m.queue_len(bio, M::SYS) == 0);
 
   // journal_full = 0: only the inline write.
@@ -282,14 +283,14 @@ TEST_CASE("workqueue: SET_ROOT journals the root; journal_full queues journal_wr
   State r2 = run_all(m, bio,
                      {step(M::IRQ, M::JOURNAL_WRITE_ENDIO), step(M::GC, M::CLOSURE_SYNC),
                       step(M::GC, M::DOWN_WRITE)});
-  REQUIRE(M::journal_io(r2) == M::J_QUEUED);
+  REQUIRE(m.journal_io(r2) == M::J_QUEUED);
   const auto g2 = enabled(m, r2, M::GC);
   REQUIRE(g2.size() == 1);
   CHECK(g2[0] == step(M::GC, M::SET_ROOT, 0));
   const State q = run(m, r2, step(M::GC, M::SET_ROOT, 0));
-  CHECK(M::need_write(q) == 1);
-  CHECK(M::gc_wait(q) == M::W_ENTRY);
-  CHECK(M::journal_io(q) == M::J_QUEUED);
+  CHECK(m.need_write(q));
+  CHECK(m.gc_wait(q) == M::W_ENTRY);
+  CHECK(m.journal_io(q) == M::J_QUEUED);
   CHECK(queue(m, q, M::SYS) == std::vector<std::uint8_t>{M::kJournalItem});
 }
 
@@ -303,13 +304,13 @@ TEST_CASE("workqueue: journal_write_done wakes gc and requeues journal_write") {
   REQUIRE(irq.size() == 1);
   CHECK(irq[0] == step(M::IRQ, M::JOURNAL_WRITE_ENDIO));
   const State d = run(m, bio, irq[0]);
-  CHECK(M::gc_wait(d) == M::W_NONE);
-  CHECK(M::journal_io(d) == M::J_QUEUED);
+  CHECK(m.gc_wait(d) == M::W_NONE);
+  CHECK(m.journal_io(d) == M::J_QUEUED);
   CHECK(queue(m, d, M::SYS) == std::vector<std::uint8_t>{M::kJournalItem});
   CHECK(enabled(m, d, M::GC) == std::vector<Step>{step(M::GC, M::CLOSURE_SYNC)});
   // The trailing journal_write finds nothing to write: the io ends.
   const State j = run(m, d, step(M::SYS, M::JOURNAL_WRITE));
-  CHECK(M::journal_io(j) == M::J_IDLE);
+  CHECK(m.journal_io(j) == M::J_IDLE);
   CHECK(m.queue_len(j, M::SYS) == 0);
 }
 
@@ -321,14 +322,14 @@ TEST_CASE("workqueue: JOURNAL_WRITE writes the pending entry and needs a free wo
   REQUIRE(k.size() == 1);
   CHECK(k[0] == step(M::SYS, M::JOURNAL_WRITE));
   const State j = run(m, full, k[0]);
-  CHECK(M::journal_io(j) == M::J_BIO);
-  CHECK(M::need_write(j) == 0);
-  CHECK(M::gc_wait(j) == M::W_WRITE);
+  CHECK(m.journal_io(j) == M::J_BIO);
+  CHECK_FALSE(m.need_write(j));
+  CHECK(m.gc_wait(j) == M::W_WRITE);
   CHECK(m.queue_len(j, M::SYS) == 0);
   // Then the bio completes and gc returns from closure_sync.
   const State back =
       run_all(m, j, {step(M::IRQ, M::JOURNAL_WRITE_ENDIO), step(M::GC, M::CLOSURE_SYNC)});
-  CHECK(M::gc_pc(back) == M::GC_DONE);
+  CHECK(m.gc_pc(back) == M::GC_DONE);
 
   // The seed state: the only worker is held, journal_write cannot start.
   const State seed = run_all(m, m.initial(), seed_steps(M::SYS));
@@ -345,10 +346,10 @@ TEST_CASE("workqueue: CLOSURE_SYNC ends the round and up_write wakes sleeping re
   s = run(m, s, step(M::SYS, M::WRITE_DIRTY_FINISH, 0));
   REQUIRE(m.key(s, 0) == M::K_FWAIT);
   s = run_all(m, s, {step(M::GC, M::SET_ROOT, 0), step(M::IRQ, M::JOURNAL_WRITE_ENDIO)});
-  REQUIRE(M::gc_wait(s) == M::W_NONE);
+  REQUIRE(m.gc_wait(s) == M::W_NONE);
   const State c = run(m, s, step(M::GC, M::CLOSURE_SYNC));
-  CHECK(M::gc_round(c) == 1);
-  CHECK(M::gc_pc(c) == M::GC_LOCK);
+  CHECK(m.gc_round(c) == 1);
+  CHECK(m.gc_pc(c) == M::GC_LOCK);
   CHECK_FALSE(m.writer_holds(c));
   CHECK(m.key(c, 0) == M::K_FLOCKED);  // handed the read lock
   CHECK(m.key(c, 1) == M::K_READ);     // untouched
@@ -360,24 +361,24 @@ TEST_CASE("workqueue: CLOSURE_SYNC ends the round and up_write wakes sleeping re
       m, d,
       {step(M::GC, M::DOWN_WRITE), step(M::GC, M::SET_ROOT, 0), step(M::SYS, M::JOURNAL_WRITE),
        step(M::IRQ, M::JOURNAL_WRITE_ENDIO), step(M::GC, M::CLOSURE_SYNC)});
-  CHECK(M::gc_round(d) == 2);
-  CHECK(M::gc_pc(d) == M::GC_DONE);
+  CHECK(m.gc_round(d) == 2);
+  CHECK(m.gc_pc(d) == M::GC_DONE);
   CHECK(enabled(m, d, M::GC).empty());
 }
 
 TEST_CASE("workqueue: writeback thread refill, read_dirty in key order, closure_sync") {
   const M m(M::Fix, params(1, 3, 1));
   State s = run(m, m.initial(), step(M::WB, M::REFILL_DIRTY));
-  CHECK(M::wb_pc(s) == M::WB_READ);
+  CHECK(m.wb_pc(s) == M::WB_READ);
   for (int k = 0; k < 3; ++k) {
     const auto e = enabled(m, s, M::WB);
     REQUIRE(e.size() == 1);
     CHECK(e[0] == step(M::WB, M::READ_DIRTY, k));
     s = run(m, s, e[0]);
     CHECK(m.key(s, k) == M::K_READ);
-    CHECK(M::wb_issued(s) == k + 1);
+    CHECK(m.wb_issued(s) == k + 1);
   }
-  CHECK(M::wb_pc(s) == M::WB_SYNC);
+  CHECK(m.wb_pc(s) == M::WB_SYNC);
   // read_dirty's closure_sync waits for every key.
   CHECK(enabled(m, s, M::WB).empty());
   for (int k = 0; k < 3; ++k) {
@@ -390,7 +391,7 @@ TEST_CASE("workqueue: writeback thread refill, read_dirty in key order, closure_
   REQUIRE(e.size() == 1);
   CHECK(e[0] == step(M::WB, M::READ_DIRTY_SYNC));
   s = run(m, s, e[0]);
-  CHECK(M::wb_pc(s) == M::WB_DONE);
+  CHECK(m.wb_pc(s) == M::WB_DONE);
   CHECK(enabled(m, s, M::WB).empty());
 }
 
@@ -474,12 +475,12 @@ TEST_CASE("workqueue: before reaches the seed's cycle, fix runs journal_write") 
   const M b(M::Before, params(1, 1, 1));
   const State s = run_all(b, b.initial(), seed_steps(M::SYS));
   CHECK(b.seed_cycle(s));
-  CHECK(M::gc_pc(s) == M::GC_SYNC);
-  CHECK(M::gc_wait(s) == M::W_ENTRY);
+  CHECK(b.gc_pc(s) == M::GC_SYNC);
+  CHECK(b.gc_wait(s) == M::W_ENTRY);
   CHECK(b.writer_holds(s));
   CHECK(b.key(s, 0) == M::K_FWAIT);
   CHECK(queue(b, s, M::SYS) == std::vector<std::uint8_t>{M::kJournalItem});
-  CHECK(M::wb_pc(s) == M::WB_SYNC);
+  CHECK(b.wb_pc(s) == M::WB_SYNC);
   CHECK(successors(b, s).empty());
   CHECK_FALSE(b.finished(s));
   CHECK(b.summary(s).find("CYCLE") != std::string::npos);
@@ -511,20 +512,20 @@ TEST_CASE("workqueue: finished() needs both threads done, every key done, queues
       {step(M::SYS, M::WRITE_DIRTY_FINISH, 0), step(M::SYS, M::BTREE_INSERT, 0),
        step(M::WB, M::READ_DIRTY_SYNC), step(M::GC, M::DOWN_WRITE), step(M::GC, M::SET_ROOT, 0),
        step(M::IRQ, M::JOURNAL_WRITE_ENDIO), step(M::GC, M::CLOSURE_SYNC)});
-  CHECK(M::gc_pc(s) == M::GC_DONE);
-  CHECK(M::wb_pc(s) == M::WB_DONE);
+  CHECK(m.gc_pc(s) == M::GC_DONE);
+  CHECK(m.wb_pc(s) == M::WB_DONE);
   // The trailing journal_write is still queued: not finished.
   CHECK_FALSE(m.finished(s));
   const State f = run(m, s, step(M::SYS, M::JOURNAL_WRITE));
   CHECK(m.finished(f));
   State x = f;
-  M::wb_pc(x) = M::WB_SYNC;
+  m.set_wb_pc(x, M::WB_SYNC);
   CHECK_FALSE(m.finished(x));
   x = f;
-  m.key(x, 0) = M::K_FLOCKED;
+  m.set_key(x, 0, M::K_FLOCKED);
   CHECK_FALSE(m.finished(x));
   x = f;
-  M::journal_io(x) = M::J_BIO;
+  m.set_journal_io(x, M::J_BIO);
   CHECK_FALSE(m.finished(x));
 }
 
@@ -594,10 +595,10 @@ TEST_CASE("workqueue: every reachable state is consistent") {
             for (int i = 0; i < k; ++i)
               queued += m.key(s, i) == M::K_QWRITE || m.key(s, i) == M::K_QFINISH;
             CHECK(items == queued);
-            CHECK(journal == (M::journal_io(s) == M::J_QUEUED ? 1 : 0));
+            CHECK(journal == (m.journal_io(s) == M::J_QUEUED ? 1 : 0));
             // gc waits on the journal only in closure_sync.
-            if (M::gc_wait(s) != M::W_NONE) CHECK(M::gc_pc(s) == M::GC_SYNC);
-            if (M::gc_wait(s) == M::W_WRITE) CHECK(M::journal_io(s) == M::J_BIO);
+            if (m.gc_wait(s) != M::W_NONE) CHECK(m.gc_pc(s) == M::GC_SYNC);
+            if (m.gc_wait(s) == M::W_WRITE) CHECK(m.journal_io(s) == M::J_BIO);
             // Stuck states are exactly the seed's cycle (before) or none (fix).
             if (successors(m, s).empty() && !m.finished(s)) CHECK(m.seed_cycle(s));
           }
@@ -619,20 +620,22 @@ TEST_CASE("workqueue: footprints of independent steps commute") {
 TEST_CASE("workqueue: footprints name the shared variables") {
   const M m(M::Before, params(1, 2, 1));
   const auto names = m.variable_names();
-  CHECK(names == std::vector<std::string>{"gc", "gc.closure", "journal", "writeback", "key[0]",
-                                          "key[1]", "system_wq"});
+  CHECK(names == std::vector<std::string>{"pc", "round", "waits", "io", "need_write", "wb_pc",
+                                          "issued", "key[0]", "key[1]", "system_wq[0]",
+                                          "system_wq[1]", "system_wq[2]"});
+  CHECK(names == m.schema().element_names());
   const M fx(M::Fix, params(1, 2, 1));
-  CHECK(fx.variable_names().back() == "writeback_wq");
+  CHECK(fx.variable_names().back() == "writeback_wq[1]");
   const State s = m.initial();
   const Footprint dw = m.footprint(s, step(M::GC, M::DOWN_WRITE));
   CHECK(dw.reads.test(var_index(m, "key[0]")));
   CHECK(dw.reads.test(var_index(m, "key[1]")));
-  CHECK(dw.writes.test(var_index(m, "gc")));
-  CHECK(dw.writes.count() == 1);
+  CHECK(dw.writes.test(var_index(m, "pc")));
+  CHECK(dw.writes.test(var_index(m, "round")));  // gc's pc and round, as one
+  CHECK(dw.writes.count() == 2);
   const Footprint sr = m.footprint(s, step(M::GC, M::SET_ROOT, 1));
-  CHECK(sr.writes.test(var_index(m, "system_wq")));
-  CHECK(sr.writes.test(var_index(m, "journal")));
-  CHECK(sr.writes.test(var_index(m, "gc.closure")));
+  for (const char* n : {"system_wq[0]", "system_wq[2]", "io", "need_write", "waits"})
+    CHECK(sr.writes.test(var_index(m, n)));
   const Footprint rd = m.footprint(s, step(M::WB, M::READ_DIRTY, 1));
   CHECK(rd.writes.test(var_index(m, "key[1]")));
   CHECK_FALSE(rd.writes.test(var_index(m, "key[0]")));
@@ -642,8 +645,9 @@ TEST_CASE("workqueue: footprints name the shared variables") {
   // With the fix they use writeback_wq, not system_wq: independent of the
   // journal's completion.
   const Footprint fe = fx.footprint(s, step(M::IRQ, M::READ_DIRTY_ENDIO, 0));
-  CHECK(fe.writes.test(var_index(fx, "writeback_wq")));
-  CHECK_FALSE(fe.writes.test(var_index(fx, "system_wq")));
+  CHECK(fe.writes.test(var_index(fx, "writeback_wq[0]")));
+  CHECK(fe.writes.test(var_index(fx, "writeback_wq[1]")));
+  CHECK_FALSE(fe.writes.test(var_index(fx, "system_wq[0]")));
   CHECK(fe.independent_of(fx.footprint(s, step(M::IRQ, M::JOURNAL_WRITE_ENDIO))));
   CHECK_FALSE(m.footprint(s, step(M::IRQ, M::READ_DIRTY_ENDIO, 0))
                   .independent_of(m.footprint(s, step(M::IRQ, M::JOURNAL_WRITE_ENDIO))));

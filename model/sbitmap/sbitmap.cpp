@@ -6,15 +6,9 @@
 
 namespace blkmc {
 
-namespace {
-// Task program counters by name, indexed by SbitmapModel::Pc.
-const char* const kPcNames[] = {"get",      "dclear",     "andnot",  "prepare", "schedule",
-                                "finish",   "finish-got", "put",     "wake-ptr", "wake-dec",
-                                "wake-check", "wake-cmpxchg", "wake-up-nr", "wake-inc",
-                                "wake-set", "wake-active", "wake-add", "wake-cmp", "wake-xchg",
-                                "wake-scan", "done"};
-static_assert(sizeof(kPcNames) / sizeof(kPcNames[0]) == SbitmapModel::kNumPc);
+static_assert(std::size(sbitmap::kPcNames) == SbitmapModel::kNumPc);
 
+namespace {
 const char* const kClearNames[] = {
     "clear_bit in the word (before ea86ea2cdced)",
     "deferred cleared mask, sbitmap_deferred_clear under swap_lock (ea86ea2cdced, 5.0)",
@@ -27,6 +21,42 @@ std::string bits_string(unsigned v, int n) {
   return out;
 }
 }  // namespace
+
+Schema sbitmap::schema(const Config& c) {
+  Schema sc;
+  const int full = (1 << c.tags) - 1, floor = -(c.tasks + 1);
+  const bool six_two = c.variant >= SbitmapModel::K4f8126;
+  sc.integer("word", 0, full);
+  sc.integer("cleared", 0, full);
+  sc.integer("wake_index", 0, c.nr_ws - 1);
+  sc.integer("wait_index", 0, c.nr_ws - 1);
+  if (six_two) {
+    // One count per put that found waiters; wakeup_cnt stays at or below it.
+    sc.integer("completion_cnt", 0, c.tasks * c.rounds);
+    sc.integer("wakeup_cnt", 0, c.tasks * c.rounds);
+  }
+  const int irq = sc.group("irq");
+  sc.integer("owner", -1, c.tasks - 1, irq);
+  sc.integer("victim", -1, c.tasks - 1, irq);
+  sc.boolean("wasted_wakeup");
+  const int ws = sc.block("ws", c.nr_ws);
+  if (!six_two) sc.integer("wait_cnt", floor, c.batch, ws);
+  sc.integer("wait", 0, c.tasks, sc.block("wait", c.nr_ws * c.tasks));
+  const int task = sc.block("tasks", c.tasks);
+  sc.enumeration("pc", {std::begin(kPcNames), std::end(kPcNames)}, task);
+  sc.integer("round", 0, c.rounds, task);
+  sc.integer("tag", 0, c.tags - 1, task);
+  sc.integer("ws", 0, c.nr_ws - 1, task);
+  sc.integer("mask", 0, full, task);
+  sc.integer("waker_ws", -1, c.nr_ws - 1, task);
+  // wait_cnt after the waker's decrement, or (6.2) the wakeup_cnt it read.
+  sc.integer("cnt", floor, std::max(c.batch, c.tasks * c.rounds), task);
+  sc.integer("phase", 0, 2, task);
+  sc.boolean("woken", task);
+  sc.boolean("prepared", task);
+  sc.layout();
+  return sc;
+}
 
 const ModelInfo& SbitmapModel::static_info() {
   static const ModelInfo info{
@@ -131,14 +161,31 @@ SbitmapModel::SbitmapModel(int variant, const Params& p)
   if (batch_ == 0) batch_ = std::clamp(ntags_ / nws_, 1, 8);
   if (clear_ < 0) clear_ = default_clear(variant);
   if (ntasks_ * rounds_ > 60) throw UsageError("sbitmap: tasks x rounds must stay below 60");
-  off_list_ = 8 + std::size_t(nws_);
-  off_task_ = off_list_ + std::size_t(nws_ * ntasks_);
-  nbytes_ = off_task_ + std::size_t(kTaskBytes * ntasks_);
+  schema_ = sbitmap::schema({variant_, ntags_, ntasks_, rounds_, nws_, batch_});
+  if (schema_.bytes() > State::capacity) throw std::logic_error("sbitmap: state larger than State");
+  // At the maxima 9 + 8 + 48 + 6 * 10 = 125 flat variables: footprints name
+  // them all.
+  if (schema_.size() > int(Footprint::kMaxVars))
+    throw std::logic_error("sbitmap: more variables than a footprint holds");
+  auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
+  auto bit = [&](const char* n) { return schema_.bit_var(schema_.find(n)); };
+  word_ = byte("word"), cleared_ = byte("cleared");
+  wake_index_ = byte("wake_index"), wait_index_ = byte("wait_index");
+  if (six_two()) completion_cnt_ = byte("completion_cnt"), wakeup_cnt_ = byte("wakeup_cnt");
+  else wait_cnt_ = byte("wait_cnt");
+  irq_owner_ = byte("owner"), irq_victim_ = byte("victim"), wasted_ = bit("wasted_wakeup");
+  wait_ = byte("wait");
+  pc_ = byte("pc"), round_ = byte("round"), tag_ = byte("tag"), ws_ = byte("ws");
+  mask_ = byte("mask"), waker_ws_ = byte("waker_ws"), cnt_ = byte("cnt"), phase_ = byte("phase");
+  woken_ = bit("woken"), prepared_ = bit("prepared");
 }
 
 SbitmapModel::State SbitmapModel::initial() const {
   State s{};
-  for (int q = 0; q < nws_; ++q) set_wait_cnt(s, q, batch_);
+  set_irq(s, -1, -1);
+  for (int t = 0; t < ntasks_; ++t) set_wws(s, t, 0), set_cnt(s, t, 0);
+  if (!six_two())
+    for (int q = 0; q < nws_; ++q) set_wait_cnt(s, q, batch_);
   return s;  // every task at GET, phase 0, round 0
 }
 
@@ -168,11 +215,10 @@ int SbitmapModel::ws_active(const State& s) const {
 }
 
 void SbitmapModel::list_remove(State& s, int q, int task) const {
-  std::uint8_t* l = &s.b[off_list_ + std::size_t(q * ntasks_)];
   int j = 0;
   for (int i = 0; i < ntasks_; ++i)
-    if (l[i] != task + 1) l[j++] = l[i];
-  while (j < ntasks_) l[j++] = 0;
+    if (const int x = list_at(s, q, i); x != task + 1) set_list_at(s, q, j++, x);
+  while (j < ntasks_) set_list_at(s, q, j++, 0);
 }
 
 int SbitmapModel::wake_list(State& s, int q, int n) const {
@@ -180,7 +226,7 @@ int SbitmapModel::wake_list(State& s, int q, int n) const {
   while (woke < n && waitqueue_active(s, q)) {
     const int t = list_at(s, q, 0) - 1;
     list_remove(s, q, t);
-    flags(s, t) |= kWoken;
+    set_woken(s, t, true);
     ++woke;
   }
   return woke;
@@ -202,32 +248,32 @@ int SbitmapModel::find_wake_ptr(const State& s, bool skip_zero) const {
 
 // bt_wait_ptr -> sbq_wait_ptr: ws[wait_index], then advance wait_index.
 void SbitmapModel::bt_wait_ptr(State& s, int t) const {
-  ws(s, t) = wait_index(s);
-  wait_index(s) = std::uint8_t((wait_index(s) + 1) % nws_);
+  set_ws(s, t, wait_index(s));
+  set_wait_index(s, (wait_index(s) + 1) % nws_);
 }
 
 // Where blk_mq_get_tag goes after one __blk_mq_get_tag.
 void SbitmapModel::try_result(State& s, int t, bool got, std::string* text) const {
   const int ph = phase(s, t);
-  flags(s, t) &= std::uint8_t(~kPhaseMask);
+  set_phase(s, t, 0);
   if (got) {
-    if (ph < 2) ws(s, t) = 0;  // sbitmap_finish_wait after the loop has nothing to do
-    pc(s, t) = ph == 2 ? FINISH_GOT : PUT;
+    if (ph < 2) set_ws(s, t, 0);  // sbitmap_finish_wait after the loop has nothing to do
+    set_pc(s, t, ph == 2 ? FINISH_GOT : PUT);
     if (text) *text += fmt::format(": got tag {}", static_cast<int>(tag(s, t)));
     return;
   }
   if (ph == 0) {
     bt_wait_ptr(s, t);
-    flags(s, t) |= 1;
-    pc(s, t) = GET;
+    set_phase(s, t, 1);
+    set_pc(s, t, GET);
     if (text)
       *text += fmt::format(": no tag; bt_wait_ptr gives {}, run the queue and retry",
                            ws_name(ws(s, t)));
   } else if (ph == 1) {
-    pc(s, t) = PREPARE;
+    set_pc(s, t, PREPARE);
     if (text) *text += ": no tag";
   } else {
-    pc(s, t) = SCHEDULE;
+    set_pc(s, t, SCHEDULE);
     if (text) *text += woken(s, t) ? ": no tag (already woken)" : ": no tag, will sleep";
   }
 }
@@ -243,26 +289,26 @@ void SbitmapModel::sbitmap_get(State& s, int t, std::string* text) const {
   if (freebits) {
     int b = 0;
     while (!((freebits >> b) & 1)) ++b;
-    word(s) = std::uint8_t(word(s) | (1u << b));
-    tag(s, t) = std::uint8_t(b);
+    set_word(s, word(s) | (1 << b));
+    set_tag(s, t, std::uint8_t(b));
     try_result(s, t, true, text);
   } else if (clear_ == ClearBit) {
     try_result(s, t, false, text);
   } else {
-    pc(s, t) = DCLEAR;
+    set_pc(s, t, DCLEAR);
     if (text) *text += " full: try sbitmap_deferred_clear";
   }
 }
 
 void SbitmapModel::sbitmap_deferred_clear(State& s, int t, std::string* text) const {
-  const std::uint8_t c = cleared(s);
+  const int c = cleared(s);
   if (text)
     *text = fmt::format("sbitmap_deferred_clear{}: cleared {}",
                         clear_ == DeferredLockless ? "" : " (swap_lock)", bits_string(c, ntags_));
   if (c == 0) {
     // 72d04bdcf3f7: under the lock, retry if the word has free bits.
     if (clear_ == DeferredRecheck && (word(s) & full_mask()) != full_mask()) {
-      pc(s, t) = GET;
+      set_pc(s, t, GET);
       if (text)
         *text += fmt::format(" is empty but word {} has free bits: retry",
                              bits_string(word(s), ntags_));
@@ -274,43 +320,44 @@ void SbitmapModel::sbitmap_deferred_clear(State& s, int t, std::string* text) co
     return;
   }
   if (clear_ == DeferredLockless) {
-    mask(s, t) = c;  // mask = xchg(&map->cleared, 0); the andnot is the next step
-    cleared(s) = 0;
-    pc(s, t) = ANDNOT;
+    set_mask(s, t, c);  // mask = xchg(&map->cleared, 0); the andnot is the next step
+    set_cleared(s, 0);
+    set_pc(s, t, ANDNOT);
     if (text) *text += fmt::format(": xchg takes {}, cleared = 0, word not yet updated",
                                    bits_string(c, ntags_));
     return;
   }
-  word(s) = std::uint8_t(word(s) & ~c);
-  cleared(s) = 0;
-  pc(s, t) = GET;
+  set_word(s, word(s) & ~c);
+  set_cleared(s, 0);
+  set_pc(s, t, GET);
   if (text)
     *text += fmt::format(": moved into the word, now {}; retry", bits_string(word(s), ntags_));
 }
 
 void SbitmapModel::deferred_clear_andnot(State& s, int t, std::string* text) const {
-  word(s) = std::uint8_t(word(s) & ~mask(s, t));
+  set_word(s, word(s) & ~mask(s, t));
   if (text)
     *text = fmt::format("sbitmap_deferred_clear: atomic_long_andnot({}, word) -> word {}; retry",
                         bits_string(mask(s, t), ntags_), bits_string(word(s), ntags_));
-  mask(s, t) = 0;
-  pc(s, t) = GET;
+  set_mask(s, t, 0);
+  set_pc(s, t, GET);
 }
 
 void SbitmapModel::sbitmap_prepare_to_wait(State& s, int t, std::string* text) const {
   const int q = ws(s, t);
   const bool first = !prepared(s, t);
-  flags(s, t) = std::uint8_t((flags(s, t) & ~(kPhaseMask | kWoken)) | kPrepared | 2);
-  std::uint8_t* l = &s.b[off_list_ + std::size_t(q * ntasks_)];
-  l[list_len(s, q)] = std::uint8_t(t + 1);
-  pc(s, t) = GET;
+  set_phase(s, t, 2);
+  set_woken(s, t, false);
+  set_prepared(s, t, true);
+  set_list_at(s, q, list_len(s, q), t + 1);
+  set_pc(s, t, GET);
   if (text)
     *text = fmt::format("sbitmap_prepare_to_wait: {}queued on {} (exclusive, tail), ws_active {}",
                         first ? "ws_active++, " : "", ws_name(q), ws_active(s));
 }
 
 void SbitmapModel::io_schedule(State& s, int t, std::string* text) const {
-  pc(s, t) = FINISH;
+  set_pc(s, t, FINISH);
   if (text) *text = "io_schedule returns: the task was woken";
 }
 
@@ -318,32 +365,34 @@ void SbitmapModel::sbitmap_finish_wait(State& s, int t, bool got, std::string* t
   const int q = ws(s, t);
   const bool was_on = on_list(s, t);
   list_remove(s, q, t);
-  flags(s, t) &= std::uint8_t(~(kPrepared | kWoken | kPhaseMask));
+  set_prepared(s, t, false);
+  set_woken(s, t, false);
+  set_phase(s, t, 0);
   if (text)
     *text = fmt::format("sbitmap_finish_wait: {}ws_active-- (now {})",
                         was_on ? fmt::format("leaves {} un-woken, ", ws_name(q)) : "",
                         ws_active(s));
   if (got) {
-    ws(s, t) = 0;
-    pc(s, t) = PUT;
+    set_ws(s, t, 0);
+    set_pc(s, t, PUT);
     return;
   }
   bt_wait_ptr(s, t);
-  flags(s, t) |= 1;
-  pc(s, t) = GET;
+  set_phase(s, t, 1);
+  set_pc(s, t, GET);
   if (text) *text += fmt::format("; bt_wait_ptr gives {}, retry", ws_name(ws(s, t)));
 }
 
 void SbitmapModel::blk_mq_put_tag(State& s, int t, int victim, std::string* text) const {
   const int b = tag(s, t);
   if (clear_ == ClearBit) {
-    word(s) = std::uint8_t(word(s) & ~(1u << b));
+    set_word(s, word(s) & ~(1 << b));
   } else {
-    cleared(s) = std::uint8_t(cleared(s) | (1u << b));
+    set_cleared(s, cleared(s) | (1 << b));
   }
-  tag(s, t) = 0;
+  set_tag(s, t, 0);
   if (victim >= 0) set_irq(s, t, victim);
-  pc(s, t) = six_two() ? W_ACTIVE : W_PTR;
+  set_pc(s, t, six_two() ? W_ACTIVE : W_PTR);
   if (text)
     *text = fmt::format("blk_mq_put_tag({}){}: {}", b,
                         victim >= 0 ? fmt::format(" in an interrupt on task {}'s CPU", victim)
@@ -357,17 +406,17 @@ void SbitmapModel::blk_mq_put_tag(State& s, int t, int victim, std::string* text
 
 // __sbq_wake_up returned true: sbitmap_queue_wake_up calls it again.
 void SbitmapModel::waker_retry(State& s, int t) const {
-  wws(s, t) = 0;
+  set_wws(s, t, 0);
   set_cnt(s, t, 0);
-  pc(s, t) = W_PTR;
+  set_pc(s, t, W_PTR);
 }
 
 void SbitmapModel::waker_done(State& s, int t) const {
-  wws(s, t) = 0;
+  set_wws(s, t, 0);
   set_cnt(s, t, 0);
-  if (irq_owner(s) == t) s.b[4] = 0;
-  round(s, t) = std::uint8_t(round(s, t) + 1);
-  pc(s, t) = round(s, t) == rounds_ ? DONE : GET;
+  if (irq_owner(s) == t) set_irq(s, -1, -1);
+  set_round(s, t, round(s, t) + 1);
+  set_pc(s, t, round(s, t) == rounds_ ? DONE : GET);
 }
 
 void SbitmapModel::sbq_wake_ptr(State& s, int t, std::string* text) const {
@@ -388,9 +437,9 @@ void SbitmapModel::sbq_wake_ptr(State& s, int t, std::string* text) const {
     waker_done(s, t);
     return;
   }
-  wake_index(s) = std::uint8_t(q);
-  wws(s, t) = std::uint8_t(q + 1);
-  pc(s, t) = variant_ == K4f8126 ? W_XCHG : W_DEC;
+  set_wake_index(s, q);
+  set_wws(s, t, q + 1);
+  set_pc(s, t, variant_ == K4f8126 ? W_XCHG : W_DEC);
   if (text)
     *text += fmt::format(" -> {} ({} waiting{})", ws_name(q), list_len(s, q),
                          six_two() ? std::string()
@@ -415,7 +464,7 @@ void SbitmapModel::wait_cnt_dec(State& s, int t, std::string* text) const {
     }
     set_wait_cnt(s, q, cur - 1);
     set_cnt(s, t, cur - 1);
-    pc(s, t) = W_CHECK;
+    set_pc(s, t, W_CHECK);
     if (text)
       *text = fmt::format("__sbq_wake_up: try_cmpxchg {}->wait_cnt {} -> {}", ws_name(q), cur,
                           cur - 1);
@@ -432,11 +481,11 @@ void SbitmapModel::wait_cnt_dec(State& s, int t, std::string* text) const {
       if (text) *text += " > 0: return";
       waker_done(s, t);
     } else {
-      pc(s, t) = W_CMPXCHG;
+      set_pc(s, t, W_CMPXCHG);
     }
     return;
   }
-  pc(s, t) = W_CHECK;  // 040b83fcecfb
+  set_pc(s, t, W_CHECK);  // 040b83fcecfb
 }
 
 void SbitmapModel::wait_cnt_check(State& s, int t, std::string* text) const {
@@ -453,7 +502,7 @@ void SbitmapModel::wait_cnt_check(State& s, int t, std::string* text) const {
       if (text) *text += ": return";
       waker_done(s, t);
     } else {
-      pc(s, t) = W_WAKE;
+      set_pc(s, t, W_WAKE);
       if (text) *text += ": this caller wakes the batch";
     }
     return;
@@ -471,7 +520,7 @@ void SbitmapModel::wait_cnt_check(State& s, int t, std::string* text) const {
   }
   // wait_cnt == 0: this caller resets it; *nr is now 0, so even `ret` (the
   // queue was empty) ends the loop: __sbq_wake_up(nr = 0) returns false.
-  pc(s, t) = W_WAKE;
+  set_pc(s, t, W_WAKE);
   if (text) *text += ": this caller wakes and must reset wait_cnt";
 }
 
@@ -484,7 +533,7 @@ void SbitmapModel::wait_cnt_cmpxchg(State& s, int t, std::string* text) const {
     *text = fmt::format("atomic_cmpxchg(&{}->wait_cnt, {}, {}) {} (wait_cnt was {})", ws_name(q),
                         c, want, ok ? "succeeds" : "fails", cur);
   if (variant_ == PreC854 || ok) {
-    pc(s, t) = W_INC;
+    set_pc(s, t, W_INC);
     if (text && variant_ == PreC854 && !ok) *text += "; advances and wakes anyway";
     return;
   }
@@ -499,7 +548,7 @@ void SbitmapModel::wake_up_nr(State& s, int t, std::string* text) const {
     who += fmt::format("{}task {}", i ? ", " : "", list_at(s, q, i) - 1);
   const int elsewhere = waiters(s);
   const int n = wake_list(s, q, batch_);
-  if (n == 0 && elsewhere > 0) ghost(s) |= kWasted;
+  if (n == 0 && elsewhere > 0) set_wasted(s, true);
   if (text)
     *text = fmt::format("wake_up_nr(&{}->wait, {}) wakes {}", ws_name(q), batch_,
                         n ? who
@@ -512,17 +561,17 @@ void SbitmapModel::wake_up_nr(State& s, int t, std::string* text) const {
   if (variant_ == PreC854 || variant_ == C854 || variant_ == K4f8126) {
     waker_done(s, t);
   } else {
-    pc(s, t) = W_INC;
+    set_pc(s, t, W_INC);
   }
 }
 
 void SbitmapModel::sbq_index_atomic_inc(State& s, int t, std::string* text) const {
   const int before = wake_index(s);
-  wake_index(s) = std::uint8_t((before + 1) % nws_);
+  set_wake_index(s, (before + 1) % nws_);
   if (text)
     *text = fmt::format("sbq_index_atomic_inc: wake_index {} -> {}", before,
                         static_cast<int>(wake_index(s)));
-  pc(s, t) = (variant_ == PreC854 || variant_ == C854) ? W_WAKE : W_SET;
+  set_pc(s, t, (variant_ == PreC854 || variant_ == C854) ? W_WAKE : W_SET);
 }
 
 void SbitmapModel::wait_cnt_set(State& s, int t, std::string* text) const {
@@ -540,13 +589,13 @@ void SbitmapModel::ws_active_check(State& s, int t, std::string* text) const {
     waker_done(s, t);
     return;
   }
-  pc(s, t) = W_ADD;
+  set_pc(s, t, W_ADD);
 }
 
 void SbitmapModel::completion_add(State& s, int t, std::string* text) const {
-  completion_cnt(s) = std::uint8_t(completion_cnt(s) + 1);
+  set_completion_cnt(s, completion_cnt(s) + 1);
   set_cnt(s, t, wakeup_cnt(s));
-  pc(s, t) = W_CMP;
+  set_pc(s, t, W_CMP);
   if (text)
     *text = fmt::format("atomic_add(1, &completion_cnt) -> {}; wakeups = wakeup_cnt = {}",
                         static_cast<int>(completion_cnt(s)), cnt(s, t));
@@ -563,14 +612,14 @@ void SbitmapModel::completion_cmp(State& s, int t, std::string* text) const {
     waker_done(s, t);
     return;
   }
-  pc(s, t) = (variant_ == K4f8126 && wws(s, t) == 0) ? W_PTR : W_XCHG;
+  set_pc(s, t, (variant_ == K4f8126 && wws(s, t) == 0) ? W_PTR : W_XCHG);
 }
 
 void SbitmapModel::wakeup_cmpxchg(State& s, int t, std::string* text) const {
   const int w = cnt(s, t), cur = wakeup_cnt(s);
   if (cur == w) {
-    wakeup_cnt(s) = std::uint8_t(w + batch_);
-    pc(s, t) = variant_ == K4f8126 ? W_WAKE : W_SCAN;
+    set_wakeup_cnt(s, w + batch_);
+    set_pc(s, t, variant_ == K4f8126 ? W_WAKE : W_SCAN);
     if (text)
       *text = fmt::format("atomic_try_cmpxchg(&wakeup_cnt, {}, {}) succeeds: this caller wakes "
                           "a batch",
@@ -578,7 +627,7 @@ void SbitmapModel::wakeup_cmpxchg(State& s, int t, std::string* text) const {
     return;
   }
   set_cnt(s, t, cur);
-  pc(s, t) = W_CMP;
+  set_pc(s, t, W_CMP);
   if (text)
     *text = fmt::format("atomic_try_cmpxchg(&wakeup_cnt, {}, ...) fails: wakeups = {}", w, cur);
 }
@@ -609,12 +658,12 @@ void SbitmapModel::sbitmap_queue_wake_scan(State& s, int t, std::string* text) c
       nr -= n;
     }
   }
-  if (woke.empty() && before > 0) ghost(s) |= kWasted;
+  if (woke.empty() && before > 0) set_wasted(s, true);
   if (text)
     *text += fmt::format(" from wake_index {} (batch {}): wakes {}; wake_index = {}",
                          static_cast<int>(wake_index(s)), batch_,
                          woke.empty() ? std::string("nobody") : woke, idx);
-  wake_index(s) = std::uint8_t(idx);
+  set_wake_index(s, idx);
   waker_done(s, t);
 }
 
@@ -668,7 +717,7 @@ bool SbitmapModel::violates(int prop, const State& s) const {
       return false;
     }
     case NoWastedWakeup:
-      return ghost(s) & kWasted;
+      return wasted(s);
     default:
       return false;
   }
@@ -684,105 +733,113 @@ std::string SbitmapModel::describe(const State& s, const Step& st) const {
   return text;
 }
 
-std::vector<std::string> SbitmapModel::variable_names() const {
-  std::vector<std::string> v{"word",       "cleared",        "wake_index", "wait_index", "irq",
-                             "ghost",      "completion_cnt", "wakeup_cnt", "ws_active"};
-  for (int q = 0; q < nws_; ++q) v.push_back(fmt::format("ws[{}].wait_cnt", q));
-  for (int q = 0; q < nws_; ++q) v.push_back(fmt::format("ws[{}].wait", q));
-  for (int t = 0; t < ntasks_; ++t) v.push_back(fmt::format("task{}", t));
-  return v;
-}
+std::vector<std::string> SbitmapModel::variable_names() const { return schema_.element_names(); }
 
-// Conservative: what each step reads and writes. Every step reads `irq` (an
-// interrupt on a task's CPU disables it) and its own task.
+// Conservative: what each step reads and writes, on the schema's variables.
+// Every step reads the interrupt (an interrupt on a task's CPU disables it)
+// and its own task. ws_active is the tasks' `prepared` flags: a task's own
+// variables leave it out, the steps that count or change ws_active name it.
 Footprint SbitmapModel::footprint(const State& s, const Step& st) const {
-  enum : int { Word, Cleared, WakeIndex, WaitIndex, Irq, Ghost, Completion, Wakeup, WsActive };
-  const int cnt0 = 9, list0 = 9 + nws_, task0 = 9 + 2 * nws_;
+  using Bits = std::bitset<Footprint::kMaxVars>;
+  const Schema& sc = schema_;
+  auto var = [&](Bits& b, const char* n) {
+    const int id = sc.find(n);
+    for (int c = 0; c < sc.copies(id); ++c) b.set(std::size_t(sc.index(id, c)));
+  };
+  auto at = [&](const char* n, int copy = 0) { return std::size_t(sc.index(sc.find(n), copy)); };
+  static const char* const kTask[] = {"pc",       "round", "tag",   "ws",   "mask",
+                                      "waker_ws", "cnt",   "phase", "woken"};
+  auto task = [&](Bits& b, int u) {
+    for (const char* n : kTask) b.set(at(n, u));
+  };
+  auto all_tasks = [&](Bits& b) {
+    for (int u = 0; u < ntasks_; ++u) task(b, u);
+  };
+  auto irq = [&](Bits& b) { b.set(at("owner")).set(at("victim")); };
+  auto list = [&](Bits& b, int q) {
+    for (int i = 0; i < ntasks_; ++i) b.set(at("wait", q * ntasks_ + i));
+  };
+  auto all_lists = [&](Bits& b) { var(b, "wait"); };
+  auto ws_active = [&](Bits& b) { var(b, "prepared"); };  // read: every task's flag
   const int t = st.actor;
   Footprint f;
-  f.reads.set(Irq).set(task0 + t);
-  f.writes.set(task0 + t);
-  auto all_lists = [&](std::bitset<Footprint::kMaxVars>& b) {
-    for (int q = 0; q < nws_; ++q) b.set(list0 + q);
-  };
-  auto all_tasks = [&](std::bitset<Footprint::kMaxVars>& b) {
-    for (int u = 0; u < ntasks_; ++u) b.set(task0 + u);
-  };
+  irq(f.reads), task(f.reads, t);
+  task(f.writes, t);
   const int wq = wws(s, t) - 1;
+  const std::size_t word = at("word"), cleared = at("cleared"), wake_index = at("wake_index"),
+                    wait_index = at("wait_index"), wasted = at("wasted_wakeup");
   switch (st.action) {
     case GET:
-      f.reads.set(Word).set(WaitIndex);
-      f.writes.set(Word).set(WaitIndex);
+      f.reads.set(word).set(wait_index);
+      f.writes.set(word).set(wait_index);
       break;
     case DCLEAR:
-      f.reads.set(Word).set(Cleared).set(WaitIndex);
-      f.writes.set(Word).set(Cleared).set(WaitIndex);
+      f.reads.set(word).set(cleared).set(wait_index);
+      f.writes.set(word).set(cleared).set(wait_index);
       break;
     case ANDNOT:
-      f.reads.set(Word);
-      f.writes.set(Word);
+      f.reads.set(word);
+      f.writes.set(word);
       break;
     case PREPARE:
-      f.reads.set(list0 + ws(s, t)).set(WsActive);
-      f.writes.set(list0 + ws(s, t)).set(WsActive);
+    case FINISH:
+    case FINISH_GOT:
+      list(f.reads, ws(s, t)), ws_active(f.reads);
+      list(f.writes, ws(s, t)), f.writes.set(at("prepared", t));
+      if (st.action != PREPARE) f.reads.set(wait_index), f.writes.set(wait_index);
       break;
     case SCHEDULE:
       break;
-    case FINISH:
-    case FINISH_GOT:
-      f.reads.set(list0 + ws(s, t)).set(WaitIndex).set(WsActive);
-      f.writes.set(list0 + ws(s, t)).set(WaitIndex).set(WsActive);
-      break;
     case PUT:
-      f.reads.set(Word).set(Cleared);
-      f.writes.set(Word).set(Cleared);
+      f.reads.set(word).set(cleared);
+      f.writes.set(word).set(cleared);
       if (st.arg) {
-        f.writes.set(Irq);
+        irq(f.writes);
         all_tasks(f.reads);  // the victim must be inside its wake-up path
       }
       break;
     case W_PTR:
-      f.reads.set(WakeIndex).set(WsActive);
-      f.writes.set(WakeIndex);
+      f.reads.set(wake_index), ws_active(f.reads);
+      f.writes.set(wake_index);
       all_lists(f.reads);
-      for (int q = 0; q < nws_; ++q) f.reads.set(cnt0 + q);
+      if (!six_two()) var(f.reads, "wait_cnt");
       break;
     case W_DEC:
     case W_CMPXCHG:
     case W_SET:
-      f.reads.set(cnt0 + wq);
-      f.writes.set(cnt0 + wq);
+      f.reads.set(at("wait_cnt", wq));
+      f.writes.set(at("wait_cnt", wq));
       break;
     case W_CHECK:
-      f.reads.set(list0 + wq);
+      list(f.reads, wq);
       break;
     case W_WAKE:
       all_lists(f.reads);  // are tasks waiting elsewhere (the ghost)
-      f.writes.set(list0 + wq).set(Ghost);
+      list(f.writes, wq), f.writes.set(wasted);
       all_tasks(f.reads);
       all_tasks(f.writes);  // the woken tasks' flags
       break;
     case W_INC:
-      f.reads.set(WakeIndex);
-      f.writes.set(WakeIndex);
+      f.reads.set(wake_index);
+      f.writes.set(wake_index);
       break;
     case W_ACTIVE:
-      f.reads.set(WsActive);
+      ws_active(f.reads);
       break;
     case W_ADD:
-      f.reads.set(Completion).set(Wakeup);
-      f.writes.set(Completion);
+      f.reads.set(at("completion_cnt")).set(at("wakeup_cnt"));
+      f.writes.set(at("completion_cnt"));
       break;
     case W_CMP:
-      f.reads.set(Completion);
+      f.reads.set(at("completion_cnt"));
       break;
     case W_XCHG:
-      f.reads.set(Wakeup);
-      f.writes.set(Wakeup);
+      f.reads.set(at("wakeup_cnt"));
+      f.writes.set(at("wakeup_cnt"));
       break;
     case W_SCAN:
-      f.reads.set(WakeIndex).set(WsActive);
-      f.writes.set(WakeIndex).set(Ghost);
+      f.reads.set(wake_index), ws_active(f.reads);
+      f.writes.set(wake_index).set(wasted);
       all_lists(f.reads);
       all_lists(f.writes);
       all_tasks(f.reads);
@@ -792,7 +849,7 @@ Footprint SbitmapModel::footprint(const State& s, const Step& st) const {
       break;
   }
   // Ending a wake-up path clears an interrupt this task owns.
-  if (waker(s, t) && irq_owner(s) == t) f.writes.set(Irq);
+  if (waker(s, t) && irq_owner(s) == t) irq(f.writes);
   return f;
 }
 
@@ -810,13 +867,13 @@ std::string SbitmapModel::summary(const State& s) const {
       out += fmt::format("{}t{}", i ? "," : "", list_at(s, q, i) - 1);
     out += "}";
   }
-  if (ghost(s) & kWasted) out += " WASTED-WAKEUP";
+  if (wasted(s)) out += " WASTED-WAKEUP";
   out += " |";
   for (int t = 0; t < ntasks_; ++t) {
     const int p = pc(s, t);
     out += fmt::format(" t{}:", t);
     if (sleeping(s, t)) out += "SLEEPING";
-    else out += kPcNames[p];
+    else out += sbitmap::kPcNames[p];
     if (p >= PUT && p <= W_SCAN && wws(s, t))
       out += fmt::format("({})", ws_name(wws(s, t) - 1));
     if (irq_victim(s) == t) out += "[interrupted]";
@@ -826,37 +883,18 @@ std::string SbitmapModel::summary(const State& s) const {
 }
 
 nlohmann::json SbitmapModel::state_json(const State& s) const {
-  nlohmann::json j;
-  j["word"] = bits_string(word(s), ntags_);
-  j["cleared"] = bits_string(cleared(s), ntags_);
-  j["wake_index"] = wake_index(s);
-  j["wait_index"] = wait_index(s);
+  // The schema's json, with the bitmaps as bit strings, each queue's FIFO
+  // as the list of waiting tasks, and ws_active (the prepared tasks).
+  nlohmann::json j = schema_.json(s);
+  j["word"] = bits_string(unsigned(word(s)), ntags_);
+  j["cleared"] = bits_string(unsigned(cleared(s)), ntags_);
   j["ws_active"] = ws_active(s);
-  if (six_two()) {
-    j["completion_cnt"] = completion_cnt(s);
-    j["wakeup_cnt"] = wakeup_cnt(s);
-  }
-  j["irq"] = {{"owner", irq_owner(s)}, {"victim", irq_victim(s)}};
-  j["wasted_wakeup"] = bool(ghost(s) & kWasted);
-  auto& wsj = j["ws"] = nlohmann::json::array();
+  j.erase("wait");
+  auto& wsj = j["ws"];
   for (int q = 0; q < nws_; ++q) {
-    nlohmann::json w{{"wait", nlohmann::json::array()}};
-    if (!six_two()) w["wait_cnt"] = wait_cnt(s, q);
-    for (int i = 0; i < list_len(s, q); ++i) w["wait"].push_back(list_at(s, q, i) - 1);
-    wsj.push_back(w);
+    auto& w = wsj[std::size_t(q)]["wait"] = nlohmann::json::array();
+    for (int i = 0; i < list_len(s, q); ++i) w.push_back(list_at(s, q, i) - 1);
   }
-  auto& tj = j["tasks"] = nlohmann::json::array();
-  for (int t = 0; t < ntasks_; ++t)
-    tj.push_back({{"pc", kPcNames[pc(s, t)]},
-                  {"round", round(s, t)},
-                  {"tag", tag(s, t)},
-                  {"ws", ws(s, t)},
-                  {"mask", mask(s, t)},
-                  {"waker_ws", int(wws(s, t)) - 1},
-                  {"cnt", cnt(s, t)},
-                  {"phase", phase(s, t)},
-                  {"woken", woken(s, t)},
-                  {"prepared", prepared(s, t)}});
   return j;
 }
 

@@ -41,12 +41,36 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 
 namespace blkmc {
+
+namespace sbitmap {
+// Task program counters by name, indexed by SbitmapModel::Pc.
+inline constexpr const char* kPcNames[] = {
+    "get",      "dclear",      "andnot",   "prepare",    "schedule",     "finish",     "finish-got",
+    "put",      "wake-ptr",    "wake-dec", "wake-check", "wake-cmpxchg", "wake-up-nr", "wake-inc",
+    "wake-set", "wake-active", "wake-add", "wake-cmp",   "wake-xchg",    "wake-scan",  "done"};
+struct Config {
+  int variant, tags, tasks, rounds, nr_ws, batch;  // batch: the resolved wake_batch
+};
+// The state variables, declared once: the sbitmap word and its deferred
+// `cleared` mask (bitmaps as integers), wake_index and the hctx wait_index,
+// completion_cnt and wakeup_cnt (6.2 on), the interrupt in progress (irq:
+// owner and victim, -1 none), the wasted-wakeup ghost; per wait queue its
+// wait_cnt (before 6.2); the wait queues' FIFO slots, a block over queue
+// slots (slot q * tasks + i is entry i of queue q: task + 1, 0 past the
+// end); per task pc, round, tag, ws, mask, waker_ws (-1 none), cnt, phase,
+// woken, prepared.
+Schema schema(const Config& c);
+}  // namespace sbitmap
 
 class SbitmapModel {
  public:
   static constexpr int kMaxTags = 8, kMaxTasks = 6, kMaxWs = 8, kMaxRounds = 4;
+  // The schema's layout at the maxima: 6 shared bytes, 8 wait_cnt (or 2
+  // counts from 6.2 on), 48 queue slots, 8 bytes per task and 2 bytes of
+  // bits: 112 (the constructor checks).
   static constexpr int kTaskBytes = 8;
   using State = ByteState<9 + kMaxWs + kMaxWs * kMaxTasks + kTaskBytes * kMaxTasks>;
 
@@ -97,7 +121,7 @@ class SbitmapModel {
 
   SbitmapModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return nbytes_; }
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
@@ -125,31 +149,41 @@ class SbitmapModel {
   bool six_two() const { return variant_ >= K4f8126; }  // completion_cnt scheme
   static int default_clear(int variant);
 
-  // --- shared state ---
-  static std::uint8_t word(const State& s) { return s.b[0]; }
-  static std::uint8_t& word(State& s) { return s.b[0]; }
-  static std::uint8_t cleared(const State& s) { return s.b[1]; }
-  static std::uint8_t& cleared(State& s) { return s.b[1]; }
-  static std::uint8_t wake_index(const State& s) { return s.b[2]; }
-  static std::uint8_t& wake_index(State& s) { return s.b[2]; }
-  static std::uint8_t wait_index(const State& s) { return s.b[3]; }  // hctx->wait_index
-  static std::uint8_t& wait_index(State& s) { return s.b[3]; }
-  static std::uint8_t completion_cnt(const State& s) { return s.b[5]; }
-  static std::uint8_t& completion_cnt(State& s) { return s.b[5]; }
-  static std::uint8_t wakeup_cnt(const State& s) { return s.b[6]; }
-  static std::uint8_t& wakeup_cnt(State& s) { return s.b[6]; }
-  // The interrupt in progress: -1 when none.
-  static int irq_owner(const State& s) { return (s.b[4] & 15) - 1; }
-  static int irq_victim(const State& s) { return (s.b[4] >> 4) - 1; }
-  static void set_irq(State& s, int owner, int victim) {
-    s.b[4] = std::uint8_t((owner + 1) | ((victim + 1) << 4));
+  // --- shared state: slots of sbitmap::schema(), resolved once ---
+  const Schema& schema() const { return schema_; }
+  int word(const State& s) const { return word_.get(s); }
+  void set_word(State& s, int v) const { word_.set(s, v); }
+  int cleared(const State& s) const { return cleared_.get(s); }
+  void set_cleared(State& s, int v) const { cleared_.set(s, v); }
+  int wake_index(const State& s) const { return wake_index_.get(s); }
+  void set_wake_index(State& s, int v) const { wake_index_.set(s, v); }
+  int wait_index(const State& s) const { return wait_index_.get(s); }  // hctx->wait_index
+  void set_wait_index(State& s, int v) const { wait_index_.set(s, v); }
+  // 6.2 on (there are no such variables before: 0).
+  int completion_cnt(const State& s) const { return six_two() ? completion_cnt_.get(s) : 0; }
+  void set_completion_cnt(State& s, int v) const {
+    if (six_two()) completion_cnt_.set(s, v);
   }
-  // Ghost flags for the invariants.
-  static constexpr std::uint8_t kWasted = 1;  // a completed batch woke nobody while tasks waited
-  static std::uint8_t ghost(const State& s) { return s.b[7]; }
-  static std::uint8_t& ghost(State& s) { return s.b[7]; }
-  int wait_cnt(const State& s, int q) const { return static_cast<std::int8_t>(s.b[8 + q]); }
-  void set_wait_cnt(State& s, int q, int v) const { s.b[8 + q] = std::uint8_t(std::int8_t(v)); }
+  int wakeup_cnt(const State& s) const { return six_two() ? wakeup_cnt_.get(s) : 0; }
+  void set_wakeup_cnt(State& s, int v) const {
+    if (six_two()) wakeup_cnt_.set(s, v);
+  }
+  // The interrupt in progress: -1 when none.
+  int irq_owner(const State& s) const { return irq_owner_.get(s); }
+  int irq_victim(const State& s) const { return irq_victim_.get(s); }
+  void set_irq(State& s, int owner, int victim) const {
+    irq_owner_.set(s, owner);
+    irq_victim_.set(s, victim);
+  }
+  // Ghost for the invariants: a completed batch woke nobody while tasks waited.
+  bool wasted(const State& s) const { return wasted_.test(s); }
+  void set_wasted(State& s, bool v) const { wasted_.set(s, v); }
+  // Before 6.2 (from 6.2 on there is no such variable: wake_batch, as set
+  // at init).
+  int wait_cnt(const State& s, int q) const { return six_two() ? batch_ : wait_cnt_.get(s, q); }
+  void set_wait_cnt(State& s, int q, int v) const {
+    if (!six_two()) wait_cnt_.set(s, q, v);
+  }
   // A waker between its decrement of wait_cnt and the end of its reset.
   bool resetting(const State& s, int t) const {
     const int p = pc(s, t);
@@ -157,44 +191,41 @@ class SbitmapModel {
   }
   int waiters(const State& s) const;  // tasks on any wait queue
   // Wait queue q, FIFO: entry i is task+1, 0 past the end.
-  std::uint8_t list_at(const State& s, int q, int i) const { return s.b[off_list_ + q * ntasks_ + i]; }
-  std::uint8_t& list_at(State& s, int q, int i) const { return s.b[off_list_ + q * ntasks_ + i]; }
+  int list_at(const State& s, int q, int i) const { return wait_.get(s, q * ntasks_ + i); }
+  void set_list_at(State& s, int q, int i, int v) const { wait_.set(s, q * ntasks_ + i, v); }
   int list_len(const State& s, int q) const;
   bool waitqueue_active(const State& s, int q) const { return list_at(s, q, 0) != 0; }
   int ws_active(const State& s) const;  // tasks with sbq_wait->sbq set
   bool on_list(const State& s, int task) const;
 
   // --- per task ---
-  std::uint8_t pc(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t]; }
-  std::uint8_t& pc(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t]; }
-  std::uint8_t round(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 1]; }
-  std::uint8_t& round(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 1]; }
-  std::uint8_t tag(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 2]; }
-  std::uint8_t& tag(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 2]; }
+  int pc(const State& s, int t) const { return pc_.get(s, t); }
+  void set_pc(State& s, int t, int v) const { pc_.set(s, t, v); }
+  int round(const State& s, int t) const { return round_.get(s, t); }
+  void set_round(State& s, int t, int v) const { round_.set(s, t, v); }
+  int tag(const State& s, int t) const { return tag_.get(s, t); }
+  void set_tag(State& s, int t, int v) const { tag_.set(s, t, v); }
   // The wait queue bt_wait_ptr gave the task.
-  std::uint8_t ws(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 3]; }
-  std::uint8_t& ws(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 3]; }
+  int ws(const State& s, int t) const { return ws_.get(s, t); }
+  void set_ws(State& s, int t, int v) const { ws_.set(s, t, v); }
   // The mask taken by xchg(&map->cleared, 0), not yet and-not'ed into the word.
-  std::uint8_t mask(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 4]; }
-  std::uint8_t& mask(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 4]; }
-  // The waker's wait queue (+1; 0 none).
-  std::uint8_t wws(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 5]; }
-  std::uint8_t& wws(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 5]; }
+  int mask(const State& s, int t) const { return mask_.get(s, t); }
+  void set_mask(State& s, int t, int v) const { mask_.set(s, t, v); }
+  // The waker's wait queue (+1; 0 none): the schema's waker_ws + 1.
+  int wws(const State& s, int t) const { return waker_ws_.get(s, t) + 1; }
+  void set_wws(State& s, int t, int v) const { waker_ws_.set(s, t, v - 1); }
   // The waker's local count: wait_cnt after its decrement, or (6.2) wakeups.
-  int cnt(const State& s, int t) const {
-    return static_cast<std::int8_t>(s.b[off_task_ + kTaskBytes * t + 6]);
-  }
-  void set_cnt(State& s, int t, int v) const {
-    s.b[off_task_ + kTaskBytes * t + 6] = std::uint8_t(std::int8_t(v));
-  }
-  std::uint8_t flags(const State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 7]; }
-  std::uint8_t& flags(State& s, int t) const { return s.b[off_task_ + kTaskBytes * t + 7]; }
-  static constexpr std::uint8_t kPhaseMask = 3;  // which try: 0 first, 1 loop top, 2 after prepare
-  static constexpr std::uint8_t kWoken = 4;      // removed from its wait queue by a wake-up
-  static constexpr std::uint8_t kPrepared = 8;   // sbq_wait->sbq set: counted in ws_active
-  int phase(const State& s, int t) const { return flags(s, t) & kPhaseMask; }
-  bool woken(const State& s, int t) const { return flags(s, t) & kWoken; }
-  bool prepared(const State& s, int t) const { return flags(s, t) & kPrepared; }
+  int cnt(const State& s, int t) const { return cnt_.get(s, t); }
+  void set_cnt(State& s, int t, int v) const { cnt_.set(s, t, v); }
+  // Which try: 0 first, 1 loop top, 2 after prepare.
+  int phase(const State& s, int t) const { return phase_.get(s, t); }
+  void set_phase(State& s, int t, int v) const { phase_.set(s, t, v); }
+  // Removed from its wait queue by a wake-up.
+  bool woken(const State& s, int t) const { return woken_.test(s, t); }
+  void set_woken(State& s, int t, bool v) const { woken_.set(s, t, v); }
+  // sbq_wait->sbq set: counted in ws_active.
+  bool prepared(const State& s, int t) const { return prepared_.test(s, t); }
+  void set_prepared(State& s, int t, bool v) const { prepared_.set(s, t, v); }
   bool waker(const State& s, int t) const { return pc(s, t) >= W_PTR && pc(s, t) <= W_SCAN; }
   bool sleeping(const State& s, int t) const { return pc(s, t) == SCHEDULE && !woken(s, t); }
   // A task may step unless an interrupt runs on its CPU.
@@ -239,7 +270,11 @@ class SbitmapModel {
 
   int variant_, ntags_, ntasks_, rounds_, nws_, batch_, clear_;
   bool irq_;
-  std::size_t off_list_, off_task_, nbytes_;
+  Schema schema_;
+  ByteVar word_, cleared_, wake_index_, wait_index_, completion_cnt_, wakeup_cnt_, irq_owner_,
+      irq_victim_, wait_cnt_, wait_;
+  ByteVar pc_, round_, tag_, ws_, mask_, waker_ws_, cnt_, phase_;
+  BitVar wasted_, woken_, prepared_;
 };
 
 template <class F>
@@ -247,8 +282,8 @@ void SbitmapModel::for_each_successor(const State& s, F&& emit) const {
   State next;
   for (int t = 0; t < ntasks_; ++t) {
     if (!runnable(s, t)) continue;
-    const std::uint8_t p = pc(s, t);
-    const Step st{std::uint8_t(t), p, 0};
+    const int p = pc(s, t);
+    const Step st{std::uint8_t(t), std::uint8_t(p), 0};
     next = s;
     exec(next, st, nullptr);
     emit(st, next);
@@ -257,7 +292,7 @@ void SbitmapModel::for_each_successor(const State& s, F&& emit) const {
     if (p == PUT && irq_ && irq_owner(s) < 0)
       for (int v = 0; v < ntasks_; ++v)
         if (v != t && waker(s, v)) {
-          const Step si{std::uint8_t(t), p, std::uint8_t(v + 1)};
+          const Step si{std::uint8_t(t), std::uint8_t(p), std::uint8_t(v + 1)};
           next = s;
           exec(next, si, nullptr);
           emit(si, next);

@@ -4,15 +4,28 @@
 
 namespace blkmc {
 
-namespace {
-const char* const kGcPcNames[] = {"down_write", "asleep-in-down_write", "set_root", "closure_sync",
-                                  "done"};
-const char* const kGcWaitNames[] = {"none", "entry", "write"};
-const char* const kJournalIoNames[] = {"idle", "queued", "bio"};
-const char* const kWbPcNames[] = {"refill_dirty", "read_dirty", "closure_sync", "done"};
-const char* const kKeyNames[] = {"idle",       "read-bio",   "wd-queued",   "write-bio",
-                                 "wdf-queued", "wdf-asleep", "wdf-holds-R", "done"};
-}  // namespace
+Schema workqueue::schema(int variant, int keys, int rounds) {
+  Schema sc;
+  const int gc = sc.group("gc"), jn = sc.group("journal"), wb = sc.group("writeback");
+  const int ks = sc.block("keys", keys);
+  // Queue slots: 0 (empty), kJournalItem, kKeyItem + key.
+  const int item_hi = WorkqueueModel::kKeyItem + keys - 1;
+  sc.enumeration("pc", {std::begin(kGcPcNames), std::end(kGcPcNames)}, gc);
+  sc.integer("round", 0, rounds, gc);
+  sc.enumeration("waits", {std::begin(kGcWaitNames), std::end(kGcWaitNames)}, gc);
+  sc.enumeration("io", {std::begin(kJournalIoNames), std::end(kJournalIoNames)}, jn);
+  sc.boolean("need_write", jn);
+  sc.enumeration("wb_pc", {std::begin(kWbPcNames), std::end(kWbPcNames)}, wb);
+  sc.integer("issued", 0, keys, wb);
+  sc.enumeration("key", {std::begin(kKeyNames), std::end(kKeyNames)}, ks);
+  // system_wq holds journal_write and, before the fix, one item per key.
+  const int sys_slots = variant == WorkqueueModel::Before ? keys + 1 : 1;
+  sc.integer("system_wq", 0, item_hi, sc.block("system_wq", sys_slots));
+  if (variant == WorkqueueModel::Fix)
+    sc.integer("writeback_wq", 0, item_hi, sc.block("writeback_wq", keys));
+  sc.layout();
+  return sc;
+}
 
 const ModelInfo& WorkqueueModel::static_info() {
   static const ModelInfo info{
@@ -74,14 +87,19 @@ WorkqueueModel::WorkqueueModel(int variant, const Params& p)
   // work) and, before the fix, one item per dirty_io closure.
   cap_sys_ = variant_ == Before ? keys_ + 1 : 1;
   cap_wbq_ = variant_ == Fix ? keys_ : 0;
-  off_keys_ = 7;
-  off_sys_ = off_keys_ + std::size_t(keys_);
-  off_wbq_ = off_sys_ + std::size_t(cap_sys_);
-  nbytes_ = off_wbq_ + std::size_t(cap_wbq_);
+  schema_ = workqueue::schema(variant_, keys_, rounds_);
+  if (schema_.bytes() > State::capacity)
+    throw std::logic_error("workqueue: state larger than State");
+  auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
+  gc_pc_ = byte("pc"), gc_round_ = byte("round"), gc_wait_ = byte("waits");
+  journal_io_ = byte("io"), need_write_ = schema_.bit_var(schema_.find("need_write"));
+  wb_pc_ = byte("wb_pc"), wb_issued_ = byte("issued"), key_ = byte("key");
+  sys_ = byte("system_wq");
+  if (variant_ == Fix) wbq_ = byte("writeback_wq");
 }
 
 WorkqueueModel::State WorkqueueModel::initial() const {
-  // Everything zero: gc before down_write, journal idle, writeback thread
+  // Every variable at 0 (its first value): gc before down_write, journal idle, writeback thread
   // before refill_dirty, no key issued, both queues empty.
   return State{};
 }
@@ -116,14 +134,14 @@ bool WorkqueueModel::seed_cycle(const State& s) const {
 void WorkqueueModel::queue_work(State& s, int q, std::uint8_t item) const {
   const int n = queue_len(s, q);
   if (n >= queue_capacity(q)) throw std::logic_error("workqueue: queue overflow");
-  slot(s, q, n) = item;
+  set_slot(s, q, n, item);
 }
 
 std::uint8_t WorkqueueModel::pop_work(State& s, int q) const {
   const std::uint8_t head = slot(s, q, 0);
   const int cap = queue_capacity(q);
-  for (int i = 0; i + 1 < cap; ++i) slot(s, q, i) = slot(s, q, i + 1);
-  slot(s, q, cap - 1) = 0;
+  for (int i = 0; i + 1 < cap; ++i) set_slot(s, q, i, slot(s, q, i + 1));
+  set_slot(s, q, cap - 1, 0);
   return head;
 }
 
@@ -131,7 +149,7 @@ std::uint8_t WorkqueueModel::pop_work(State& s, int q) const {
 // down_write. It sleeps while write_dirty_finish items hold the read lock,
 // and is granted when the last of them calls up_read.
 void WorkqueueModel::btree_root_down_write(State& s) const {
-  gc_pc(s) = readers(s) == 0 ? GC_SET_ROOT : GC_LOCK_WAIT;
+  set_gc_pc(s, readers(s) == 0 ? GC_SET_ROOT : GC_LOCK_WAIT);
 }
 
 // bch_btree_gc_root -> bch_btree_set_root -> bch_journal_meta(c, &cl) ->
@@ -140,10 +158,10 @@ void WorkqueueModel::btree_root_down_write(State& s) const {
 // run journal_write_unlocked inline. Then closure_sync(&cl), root still
 // write-locked.
 void WorkqueueModel::bch_btree_set_root(State& s, bool journal_full) const {
-  need_write(s) = 1;
-  gc_wait(s) = W_ENTRY;
+  set_need_write(s, true);
+  set_gc_wait(s, W_ENTRY);
   if (journal_io(s) == J_IDLE) journal_write_unlocked(s, journal_full);
-  gc_pc(s) = GC_SYNC;
+  set_gc_pc(s, GC_SYNC);
 }
 
 // journal_write_unlocked with need_write set: when the journal is full,
@@ -153,50 +171,50 @@ void WorkqueueModel::bch_btree_set_root(State& s, bool journal_full) const {
 void WorkqueueModel::journal_write_unlocked(State& s, bool journal_full) const {
   if (journal_full) {
     queue_work(s, SYS, kJournalItem);
-    journal_io(s) = J_QUEUED;
+    set_journal_io(s, J_QUEUED);
     return;
   }
-  need_write(s) = 0;
-  if (gc_wait(s) == W_ENTRY) gc_wait(s) = W_WRITE;
-  journal_io(s) = J_BIO;
+  set_need_write(s, false);
+  if (gc_wait(s) == W_ENTRY) set_gc_wait(s, W_WRITE);
+  set_journal_io(s, J_BIO);
 }
 
 // closure_sync(&cl) returns; back in btree_root: rw_unlock(true, root).
 // up_write grants the read lock to every write_dirty_finish asleep in
 // down_read.
 void WorkqueueModel::gc_closure_sync(State& s) const {
-  gc_round(s) = std::uint8_t(gc_round(s) + 1);
-  gc_pc(s) = gc_round(s) == rounds_ ? GC_DONE : GC_LOCK;
+  set_gc_round(s, gc_round(s) + 1);
+  set_gc_pc(s, gc_round(s) == rounds_ ? GC_DONE : GC_LOCK);
   for (int k = 0; k < keys_; ++k)
-    if (key(s, k) == K_FWAIT) key(s, k) = K_FLOCKED;
+    if (key(s, k) == K_FWAIT) set_key(s, k, K_FLOCKED);
 }
 
 // bch_writeback_thread -> refill_dirty -> bch_refill_keybuf ->
 // bch_btree_map_keys: a btree walk under the root read lock, taken and
 // dropped in this step.
-void WorkqueueModel::refill_dirty(State& s) const { wb_pc(s) = WB_READ; }
+void WorkqueueModel::refill_dirty(State& s) const { set_wb_pc(s, WB_READ); }
 
 // read_dirty: down(&dc->in_flight), closure_call(&io->cl, read_dirty_submit):
 // the read bio is submitted and continue_at(cl, write_dirty, wq) is armed.
 void WorkqueueModel::read_dirty(State& s, int k) const {
-  key(s, k) = K_READ;
-  wb_issued(s) = std::uint8_t(k + 1);
-  if (k + 1 == keys_) wb_pc(s) = WB_SYNC;
+  set_key(s, k, K_READ);
+  set_wb_issued(s, k + 1);
+  if (k + 1 == keys_) set_wb_pc(s, WB_SYNC);
 }
 
 // read_dirty's closure_sync(&cl) returns: every dirty_io has finished.
-void WorkqueueModel::read_dirty_sync(State& s) const { wb_pc(s) = WB_DONE; }
+void WorkqueueModel::read_dirty_sync(State& s) const { set_wb_pc(s, WB_DONE); }
 
 // read_dirty_endio -> dirty_endio -> closure_put: the closure's last ref is
 // gone, closure_queue puts write_dirty on the queue.
 void WorkqueueModel::read_dirty_endio(State& s, int k) const {
-  key(s, k) = K_QWRITE;
+  set_key(s, k, K_QWRITE);
   queue_work(s, writeback_queue(), std::uint8_t(kKeyItem + k));
 }
 
 // dirty_endio (write bio) -> closure_put: write_dirty_finish is queued.
 void WorkqueueModel::dirty_endio(State& s, int k) const {
-  key(s, k) = K_QFINISH;
+  set_key(s, k, K_QFINISH);
   queue_work(s, writeback_queue(), std::uint8_t(kKeyItem + k));
 }
 
@@ -205,16 +223,16 @@ void WorkqueueModel::dirty_endio(State& s, int k) const {
 // written entry's waiters, then continue_at_nobarrier(cl, journal_write,
 // system_wq).
 void WorkqueueModel::journal_write_done(State& s) const {
-  if (gc_wait(s) == W_WRITE) gc_wait(s) = W_NONE;
+  if (gc_wait(s) == W_WRITE) set_gc_wait(s, W_NONE);
   queue_work(s, SYS, kJournalItem);
-  journal_io(s) = J_QUEUED;
+  set_journal_io(s, J_QUEUED);
 }
 
 // A kworker runs write_dirty: the write bio is submitted, continue_at(cl,
 // write_dirty_finish, wq). Never sleeps: one step.
 void WorkqueueModel::write_dirty(State& s, int k) const {
   pop_work(s, writeback_queue());
-  key(s, k) = K_WRITE;
+  set_key(s, k, K_WRITE);
 }
 
 // A kworker starts write_dirty_finish -> bch_btree_insert ->
@@ -223,13 +241,13 @@ void WorkqueueModel::write_dirty(State& s, int k) const {
 // active on its queue (it keeps its max_active slot).
 void WorkqueueModel::write_dirty_finish(State& s, int k) const {
   pop_work(s, writeback_queue());
-  key(s, k) = read_lock_free(s) ? K_FLOCKED : K_FWAIT;
+  set_key(s, k, read_lock_free(s) ? K_FLOCKED : K_FWAIT);
 }
 
 // bch_btree_insert_node on the leaf, rw_unlock(false, root) (up_read),
 // bch_keybuf_del, up(&dc->in_flight), closure_return: the item returns and
 // its worker is free.
-void WorkqueueModel::bch_btree_insert(State& s, int k) const { key(s, k) = K_DONE; }
+void WorkqueueModel::bch_btree_insert(State& s, int k) const { set_key(s, k, K_DONE); }
 
 // A kworker of system_wq runs journal_write -> journal_write_unlocked: with
 // no entry pending, closure_return_with_destructor(cl, journal_write_unlock)
@@ -238,7 +256,7 @@ void WorkqueueModel::bch_btree_insert(State& s, int k) const { key(s, k) = K_DON
 void WorkqueueModel::journal_write(State& s) const {
   pop_work(s, SYS);
   if (!need_write(s)) {
-    journal_io(s) = J_IDLE;
+    set_journal_io(s, J_IDLE);
     return;
   }
   journal_write_unlocked(s, false);
@@ -434,75 +452,78 @@ std::string WorkqueueModel::describe(const State& s, const Step& st) const {
   }
 }
 
-std::vector<std::string> WorkqueueModel::variable_names() const {
-  std::vector<std::string> v{"gc", "gc.closure", "journal", "writeback"};
-  for (int k = 0; k < keys_; ++k) v.push_back(fmt::format("key[{}]", k));
-  v.push_back("system_wq");
-  if (variant_ == Fix) v.push_back("writeback_wq");
-  return v;
-}
+std::vector<std::string> WorkqueueModel::variable_names() const { return schema_.element_names(); }
 
 Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
   Footprint f;
-  const int gc = 0, gccl = 1, jn = 2, wb = 3, key0 = 4, sys = 4 + keys_, wbq = 5 + keys_;
-  const int wq = writeback_queue() == SYS ? sys : wbq;
-  auto all_keys = [&](std::bitset<Footprint::kMaxVars>& b) {
-    for (int k = 0; k < keys_; ++k) b.set(std::size_t(key0 + k));
+  const Schema& sc = schema_;
+  using Bits = std::bitset<Footprint::kMaxVars>;
+  // Every copy of the named variables.
+  auto all = [&](Bits& b, std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      const int id = sc.find(n);
+      for (int c = 0; c < sc.copies(id); ++c) b.set(std::size_t(sc.index(id, c)));
+    }
   };
-  const auto k = std::size_t(key0 + st.arg);
+  // The gc thread (pc, round), its closure, the journal io, the writeback
+  // thread, every key, the queues (every slot).
+  auto gc = [&](Bits& b) { all(b, {"pc", "round"}); };
+  auto gccl = [&](Bits& b) { all(b, {"waits"}); };
+  auto jn = [&](Bits& b) { all(b, {"io", "need_write"}); };
+  auto wb = [&](Bits& b) { all(b, {"wb_pc", "issued"}); };
+  auto all_keys = [&](Bits& b) { all(b, {"key"}); };
+  auto sys = [&](Bits& b) { all(b, {"system_wq"}); };
+  auto wq = [&](Bits& b) { all(b, {writeback_queue() == SYS ? "system_wq" : "writeback_wq"}); };
+  const auto k = std::size_t(sc.index(sc.find("key"), st.arg));
   switch (st.action) {
     case DOWN_WRITE:
-      f.reads.set(gc);
+      gc(f.reads);
       all_keys(f.reads);  // readers
-      f.writes.set(gc);
+      gc(f.writes);
       break;
     case SET_ROOT:
-      f.reads.set(gc).set(gccl).set(jn).set(std::size_t(sys));
-      f.writes.set(gc).set(gccl).set(jn).set(std::size_t(sys));
+      for (Bits* b : {&f.reads, &f.writes}) gc(*b), gccl(*b), jn(*b), sys(*b);
       break;
     case CLOSURE_SYNC:
-      f.reads.set(gc).set(gccl);
-      all_keys(f.reads);
-      f.writes.set(gc);
+      gc(f.reads), gccl(f.reads), all_keys(f.reads);
+      gc(f.writes);
       all_keys(f.writes);  // up_write wakes the sleeping readers
       break;
     case REFILL_DIRTY:
-      f.reads.set(wb).set(gc);
-      f.writes.set(wb);
+      wb(f.reads), gc(f.reads);
+      wb(f.writes);
       break;
     case READ_DIRTY:
-      f.reads.set(wb).set(k);
-      f.writes.set(wb).set(k);
+      wb(f.reads), f.reads.set(k);
+      wb(f.writes), f.writes.set(k);
       break;
     case READ_DIRTY_SYNC:
-      f.reads.set(wb);
-      all_keys(f.reads);
-      f.writes.set(wb);
+      wb(f.reads), all_keys(f.reads);
+      wb(f.writes);
       break;
     case READ_DIRTY_ENDIO:
     case DIRTY_ENDIO:
-      f.reads.set(k).set(std::size_t(wq));
-      f.writes.set(k).set(std::size_t(wq));
+      f.reads.set(k), wq(f.reads);
+      f.writes.set(k), wq(f.writes);
       break;
     case JOURNAL_WRITE_ENDIO:
-      f.reads.set(jn).set(gccl).set(std::size_t(sys));
-      f.writes.set(jn).set(gccl).set(std::size_t(sys));
+      for (Bits* b : {&f.reads, &f.writes}) jn(*b), gccl(*b), sys(*b);
       break;
     case WRITE_DIRTY:
     case WRITE_DIRTY_FINISH:
-      f.reads.set(std::size_t(wq));
+      wq(f.reads);
       all_keys(f.reads);  // busy workers, the head item's closure
-      if (st.action == WRITE_DIRTY_FINISH) f.reads.set(gc);
-      f.writes.set(std::size_t(wq)).set(k);
+      if (st.action == WRITE_DIRTY_FINISH) gc(f.reads);
+      wq(f.writes), f.writes.set(k);
       break;
     case BTREE_INSERT:
       f.reads.set(k);
       f.writes.set(k);
       break;
     case JOURNAL_WRITE:
-      f.reads.set(std::size_t(sys)).set(jn).set(gccl);
+      sys(f.reads), jn(f.reads), gccl(f.reads);
       if (writeback_queue() == SYS) all_keys(f.reads);  // busy workers
-      f.writes.set(std::size_t(sys)).set(jn).set(gccl);
+      sys(f.writes), jn(f.writes), gccl(f.writes);
       break;
     default:
       break;
@@ -511,19 +532,20 @@ Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
 }
 
 std::string WorkqueueModel::summary(const State& s) const {
-  std::string gc = kGcPcNames[gc_pc(s)];
+  std::string gc = workqueue::kGcPcNames[gc_pc(s)];
   if (gc_pc(s) == GC_SYNC)
     gc += gc_wait(s) == W_ENTRY   ? " (waits for its journal entry to be written)"
           : gc_wait(s) == W_WRITE ? " (waits for the journal bio)"
                                   : " (woken)";
   std::string keys;
   for (int k = 0; k < keys_; ++k)
-    keys += fmt::format("{}k{}:{}", k ? " " : "", k, kKeyNames[key(s, k)]);
+    keys += fmt::format("{}k{}:{}", k ? " " : "", k, workqueue::kKeyNames[key(s, k)]);
   std::string out =
       fmt::format("{} | gc {} r{}/{} | writeback {} | ", lock_text(s), gc,
-                  std::min<int>(gc_round(s) + 1, rounds_), rounds_, kWbPcNames[wb_pc(s)]);
+                  std::min<int>(gc_round(s) + 1, rounds_), rounds_,
+                  workqueue::kWbPcNames[wb_pc(s)]);
   for (int q = SYS; q < actors(); ++q) out += queue_text(s, q) + " | ";
-  out += fmt::format("journal io {}{} | {}", kJournalIoNames[journal_io(s)],
+  out += fmt::format("journal io {}{} | {}", workqueue::kJournalIoNames[journal_io(s)],
                      need_write(s) ? ", entry pending" : "", keys);
   if (seed_cycle(s))
     out +=
@@ -534,13 +556,15 @@ std::string WorkqueueModel::summary(const State& s) const {
 }
 
 nlohmann::json WorkqueueModel::state_json(const State& s) const {
-  nlohmann::json j;
-  j["gc"] = {
-      {"pc", kGcPcNames[gc_pc(s)]}, {"round", gc_round(s)}, {"waits", kGcWaitNames[gc_wait(s)]}};
-  j["journal"] = {{"io", kJournalIoNames[journal_io(s)]}, {"need_write", bool(need_write(s))}};
-  j["writeback"] = {{"pc", kWbPcNames[wb_pc(s)]}, {"issued", wb_issued(s)}};
+  // gc, journal and writeback from the schema; the keys as a list of names,
+  // the queues as the items queued, and the root lock, derived.
+  nlohmann::json j = schema_.json(s);
+  auto& wb = j["writeback"];
+  wb["pc"] = std::move(wb["wb_pc"]);
+  wb.erase("wb_pc");
   auto& ks = j["keys"] = nlohmann::json::array();
-  for (int k = 0; k < keys_; ++k) ks.push_back(kKeyNames[key(s, k)]);
+  const int key_id = schema_.find("key");
+  for (int k = 0; k < keys_; ++k) ks.push_back(schema_.value_text(key_id, key(s, k)));
   j["root"] = {{"writer", writer_holds(s)   ? "holds"
                           : writer_waits(s) ? "waits"
                                             : "none"},

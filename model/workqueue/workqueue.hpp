@@ -80,13 +80,35 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 
 namespace blkmc {
+
+namespace workqueue {
+// Value names, indexed by WorkqueueModel's GcPc, GcWait, JournalIo, WbPc and
+// KeyState.
+inline constexpr const char* kGcPcNames[] = {"down_write", "asleep-in-down_write", "set_root",
+                                             "closure_sync", "done"};
+inline constexpr const char* kGcWaitNames[] = {"none", "entry", "write"};
+inline constexpr const char* kJournalIoNames[] = {"idle", "queued", "bio"};
+inline constexpr const char* kWbPcNames[] = {"refill_dirty", "read_dirty", "closure_sync", "done"};
+inline constexpr const char* kKeyNames[] = {"idle",       "read-bio",   "wd-queued",   "write-bio",
+                                            "wdf-queued", "wdf-asleep", "wdf-holds-R", "done"};
+// The state variables, declared once: the gc thread (pc, round, what its
+// closure waits for), the journal io and need_write, the writeback thread
+// (pc, keys issued), one closure state per dirty key, and the slots of
+// system_wq (keys + 1 before the fix, 1 with it) and, with the fix,
+// writeback_wq (keys); a slot holds 0 (empty), kJournalItem or kKeyItem + key.
+// The writeback thread's pc is wb_pc (the schema's names are unique); its
+// json calls it pc.
+Schema schema(int variant, int keys, int rounds);
+}  // namespace workqueue
 
 class WorkqueueModel {
  public:
   static constexpr int kMaxWorkers = 4, kMaxKeys = 4, kMaxRounds = 3;
-  // 7 fixed bytes, one per key, and the queues: keys + 1 slots in all.
+  // 6 fixed bytes, one per key, the queues (keys + 1 slots in all) and a
+  // byte of bits (need_write).
   using State = ByteState<8 + 2 * kMaxKeys>;
 
   enum Variant : int { Before, Fix };
@@ -138,7 +160,7 @@ class WorkqueueModel {
 
   WorkqueueModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return nbytes_; }
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
@@ -164,27 +186,30 @@ class WorkqueueModel {
   int writeback_queue() const { return variant_ == Fix ? WBQ : SYS; }
   int queue_capacity(int q) const { return q == SYS ? cap_sys_ : cap_wbq_; }
 
-  // --- state accessors ---
-  static std::uint8_t& gc_pc(State& s) { return s.b[0]; }
-  static std::uint8_t gc_pc(const State& s) { return s.b[0]; }
-  static std::uint8_t& gc_round(State& s) { return s.b[1]; }
-  static std::uint8_t gc_round(const State& s) { return s.b[1]; }
-  static std::uint8_t& gc_wait(State& s) { return s.b[2]; }
-  static std::uint8_t gc_wait(const State& s) { return s.b[2]; }
-  static std::uint8_t& need_write(State& s) { return s.b[3]; }
-  static std::uint8_t need_write(const State& s) { return s.b[3]; }
-  static std::uint8_t& journal_io(State& s) { return s.b[4]; }
-  static std::uint8_t journal_io(const State& s) { return s.b[4]; }
-  static std::uint8_t& wb_pc(State& s) { return s.b[5]; }
-  static std::uint8_t wb_pc(const State& s) { return s.b[5]; }
+  // --- state accessors: slots of workqueue::schema(), resolved once ---
+  const Schema& schema() const { return schema_; }
+  int gc_pc(const State& s) const { return gc_pc_.get(s); }
+  void set_gc_pc(State& s, int v) const { gc_pc_.set(s, v); }
+  int gc_round(const State& s) const { return gc_round_.get(s); }
+  void set_gc_round(State& s, int v) const { gc_round_.set(s, v); }
+  int gc_wait(const State& s) const { return gc_wait_.get(s); }
+  void set_gc_wait(State& s, int v) const { gc_wait_.set(s, v); }
+  bool need_write(const State& s) const { return need_write_.test(s); }
+  void set_need_write(State& s, bool v) const { need_write_.set(s, v); }
+  int journal_io(const State& s) const { return journal_io_.get(s); }
+  void set_journal_io(State& s, int v) const { journal_io_.set(s, v); }
+  int wb_pc(const State& s) const { return wb_pc_.get(s); }
+  void set_wb_pc(State& s, int v) const { wb_pc_.set(s, v); }
   // Keys issued so far by read_dirty (keys are issued in order 0, 1, ...).
-  static std::uint8_t& wb_issued(State& s) { return s.b[6]; }
-  static std::uint8_t wb_issued(const State& s) { return s.b[6]; }
-  std::uint8_t& key(State& s, int k) const { return s.b[off_keys_ + k]; }
-  std::uint8_t key(const State& s, int k) const { return s.b[off_keys_ + k]; }
+  int wb_issued(const State& s) const { return wb_issued_.get(s); }
+  void set_wb_issued(State& s, int v) const { wb_issued_.set(s, v); }
+  int key(const State& s, int k) const { return key_.get(s, k); }
+  void set_key(State& s, int k, int v) const { key_.set(s, k, v); }
   // Slot i of queue q (SYS or WBQ); slot 0 is the head.
-  std::uint8_t& slot(State& s, int q, int i) const { return s.b[queue_off(q) + i]; }
-  std::uint8_t slot(const State& s, int q, int i) const { return s.b[queue_off(q) + i]; }
+  std::uint8_t slot(const State& s, int q, int i) const {
+    return std::uint8_t(queue_slots(q).get(s, i));
+  }
+  void set_slot(State& s, int q, int i, int v) const { queue_slots(q).set(s, i, v); }
 
   // --- derived state ---
   int queue_len(const State& s, int q) const;
@@ -220,7 +245,7 @@ class WorkqueueModel {
 
   void queue_work(State& s, int q, std::uint8_t item) const;
   std::uint8_t pop_work(State& s, int q) const;
-  std::size_t queue_off(int q) const { return q == SYS ? off_sys_ : off_wbq_; }
+  const ByteVar& queue_slots(int q) const { return q == SYS ? sys_ : wbq_; }
   // The head item of q may start: it exists and a worker is free.
   bool head_can_start(const State& s, int q) const {
     return queue_len(s, q) > 0 && busy(s, q) < workers_;
@@ -232,7 +257,9 @@ class WorkqueueModel {
   int variant_, workers_, keys_, rounds_;
   bool journal_full_;
   int cap_sys_, cap_wbq_;
-  std::size_t off_keys_, off_sys_, off_wbq_, nbytes_;
+  Schema schema_;
+  ByteVar gc_pc_, gc_round_, gc_wait_, journal_io_, wb_pc_, wb_issued_, key_, sys_, wbq_;
+  BitVar need_write_;
 };
 
 template <class F>
