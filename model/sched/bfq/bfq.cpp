@@ -74,9 +74,8 @@ const char* BfqScheduler::summary() {
          "idle timer, hw_tag detection, weight raising, the idling decision per version";
 }
 
-BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset)
+BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
     : t_(t),
-      off_(offset),
       variant_(variant),
       nq_(static_cast<int>(t.workload().procs.size())),
       clock_(p.at("clock") != 0),
@@ -100,6 +99,8 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t, std::
 // one: the class is still 0 when the flag is set), IO_bound set, max_budget
 // 2/3 of the device's, seek_history 1, budget_timeout far in the past (so
 // the first activation is interactive).
+void BfqScheduler::resolve(const Schema& sc) { off_ = sc.byte_var(sc.find("bfqd_byte")).off; }
+
 void BfqScheduler::init(SchedState& s) const {
   for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
   s.b[off_ + 3] = u8(hw_tag0_ + 1);
@@ -336,7 +337,7 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
 void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const {
   const int q = t_.info(rq).proc;
   t_.set_flag(s, rq, kInserted, true);
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   if (at_head) {  // bfqd->dispatch: served before any queue
     t_.set_status(s, rq, St::SchedHead);
     say(why, "bfq_insert_request: {} at head of bfqd->dispatch", t_.name(rq));

@@ -99,7 +99,11 @@ class BfqScheduler {
   static constexpr bool kFifoPerClass = false;
   static const char* summary();
 
-  BfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+  BfqScheduler(int variant, const Params& p, const RqTable& t);
+  // Its bytes: one block of opaque bytes for now (declared, laid out by the
+  // schema; the slots come with its own conversion).
+  void declare(Schema& sc) const { sc.integer("bfqd_byte", 0, 255, sc.block("bfqd", int(bytes()))); }
+  void resolve(const Schema& sc);
 
   std::size_t bytes() const { return kG + kQ * nq_; }
   void init(SchedState& s) const;
@@ -118,7 +122,6 @@ class BfqScheduler {
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
-  std::vector<std::string> variable_names() const { return {"bfqd"}; }
 
   int variant() const { return variant_; }
   std::size_t offset() const { return off_; }  // where its bytes start in the state
@@ -224,7 +227,7 @@ class BfqScheduler {
   void compare(SchedState& s, const char* where, int q, int mine, int theirs, Why* why) const;
 
   const RqTable& t_;
-  std::size_t off_;
+  std::size_t off_ = 0;
   int variant_, nq_;
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;

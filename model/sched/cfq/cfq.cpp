@@ -100,9 +100,8 @@ const char* CfqScheduler::summary() {
          "flag, hw_tag; seed 000/004's fast-device detection";
 }
 
-CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset)
+CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t)
     : t_(t),
-      off_(offset),
       variant_(variant),
       nq_(static_cast<int>(t.workload().procs.size())),
       slice_sync_(p.at("slice_sync")),
@@ -125,7 +124,6 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
       shadow_(p.at("shadow")),
       shadow_fn_(p.at("shadow_fn")),
       shadow_seek_bytes_(0),
-      gho_(offset + kDev + kQ * std::size_t(nq_)),
       clock_(p.at("clock") != 0) {
   if (variant < V2633 || variant > DeepFixV2) throw UsageError("cfq: bad variant index");
   if (shadow_ > DeepFixV2) throw UsageError("cfq: bad shadow variant index");
@@ -140,6 +138,11 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
 
 // cfq_init_queue / cfq_init_cfqq: hw_tag = -1, every sync queue starts with
 // an idle window (idle class excepted), slice_new on no active queue.
+void CfqScheduler::resolve(const Schema& sc) {
+  off_ = sc.byte_var(sc.find("cfqd_byte")).off;
+  gho_ = off_ + kDev + kQ * std::size_t(nq_);
+}
+
 void CfqScheduler::init(SchedState& s) const {
   for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
   s.b[off_ + 8] = 255;                                    // hw_tag = -1
@@ -338,7 +341,7 @@ void CfqScheduler::cfq_insert_request(SchedState& s, int rq, bool at_head, bool 
                                       Why* why) const {
   const int q = t_.info(rq).proc;
   t_.set_flag(s, rq, kInserted, true);
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   if (at_head || requeue) {
     // elv_requeue_request / at-head: the request queue's dispatch list,
     // ahead of everything CFQ holds.

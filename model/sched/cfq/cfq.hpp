@@ -63,13 +63,17 @@ class CfqScheduler {
   static constexpr bool kFifoPerClass = false;
   static const char* summary();
 
-  CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+  CfqScheduler(int variant, const Params& p, const RqTable& t);
+  // Its bytes: one block of opaque bytes for now (declared, laid out by the
+  // schema; the slots come with its own conversion).
+  void declare(Schema& sc) const { sc.integer("cfqd_byte", 0, 255, sc.block("cfqd", int(bytes()))); }
+  void resolve(const Schema& sc);
 
   // kDev + kQ per queue; with shadow=V the ghost area of same-decisions:
   // one byte (the first decision that differed, 0: none) and, when V keeps
   // seekiness the other way (2.6.33's EWMA vs the rework's history), V's
   // seek state per queue.
-  std::size_t bytes() const { return gho_ - off_ + shadow_bytes(); }
+  std::size_t bytes() const { return kDev + kQ * std::size_t(nq_) + shadow_bytes(); }
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     cfq_insert_request(s, rq, at_head, requeue, why);
@@ -87,7 +91,6 @@ class CfqScheduler {
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
-  std::vector<std::string> variable_names() const { return {"cfqd"}; }
 
   int variant() const { return variant_; }
   bool v31() const { return variant_ >= V31rc5; }
@@ -230,13 +233,13 @@ class CfqScheduler {
   int prio_slice(int q) const;
 
   const RqTable& t_;
-  std::size_t off_;
+  std::size_t off_ = 0;
   int variant_, nq_;
   int slice_sync_, slice_async_, slice_idle_, group_idle_, quantum_, target_latency_;
   int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
   int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
   int shadow_, shadow_fn_, shadow_seek_bytes_;
-  std::size_t gho_;  // where the shadow's ghost area starts
+  std::size_t gho_ = 0;  // where the shadow's ghost area starts
   bool clock_;  // without a clock the idle timer fires at the next queue run
 };
 
