@@ -32,7 +32,7 @@ if [[ -n $hits ]]; then
   echo "FAIL: a model name matched outside app/registry.cpp:"; echo "$hits"; fail=1
 fi
 # Models on the schema write no raw byte offsets.
-for f in model/tags/tags.hpp model/tags/tags.cpp model/tags/tags_symbolic.cpp model/sched/sched_model.hpp model/sched/sched_model.cpp model/sched/scheduler.hpp model/sched/scheduler.cpp model/sched/none/none.hpp model/sched/none/none.cpp model/sched/deadline/deadline.hpp model/sched/deadline/deadline.cpp model/sched/bfq/bfq.hpp model/sched/bfq/bfq.cpp; do
+for f in model/tags/tags.hpp model/tags/tags.cpp model/tags/tags_symbolic.cpp model/sched/sched_model.hpp model/sched/sched_model.cpp model/sched/scheduler.hpp model/sched/scheduler.cpp model/sched/none/none.hpp model/sched/none/none.cpp model/sched/deadline/deadline.hpp model/sched/deadline/deadline.cpp model/sched/bfq/bfq.hpp model/sched/bfq/bfq.cpp model/sched/cfq/cfq.hpp model/sched/cfq/cfq.cpp; do
   hits=$(grep -nE '\bs_?\.b\[|\.b\[off' "$f" || true)
   if [[ -n $hits ]]; then echo "FAIL: raw state offset in $f:"; echo "$hits"; fail=1; fi
 done
