@@ -426,7 +426,7 @@ TEST_CASE("bfq explorer: conservation, deadlock, no orphan idling and the shadow
     CHECK(verdict(m, same_decisions) == kHolds);  // no shadow: nothing to compare
     // An armed idle timer with no queue in service is what the check catches.
     State bad = m.initial();
-    bad.b[m.sched().offset() + 1] = 2;
+    m.schema().set_value(bad, m.schema().find("idle_timer"), 0, 2);
     CHECK(m.violates(no_orphan, bad));
     CHECK_FALSE(m.violates(BM::Conservation, bad));
   }

@@ -336,8 +336,9 @@ TEST_CASE("deadline: initial state, layout and constructor checks") {
   CHECK(m.device() == 4);
   CHECK(m.clock_actor() == 5);
   CHECK(m.tracked() == 5);  // writer.0 after the five blockers
-  // 54 requests x 3 + 3 processes x 2 + device 2 + ghost 4 + mq-deadline 12.
-  CHECK(m.state_bytes() == 54 * 3 + 6 + 2 + 4 + 12);
+  // 54 requests x 3 bytes + 3 processes x 2 + device 2 + ghost 3 + mq-deadline 12,
+  // then the bits: 54 requests x 2 flags + the ghost error flag.
+  CHECK(m.state_bytes() == 54 * 3 + 6 + 2 + 3 + 12 + (54 * 2 + 1 + 7) / 8);
   CHECK_FALSE(m.finished(s));
   for (std::size_t i = m.state_bytes(); i < State::capacity; ++i) CHECK(s.b[i] == 0);
   CHECK_THROWS_AS(DM(4, params({})), UsageError);
@@ -530,7 +531,7 @@ TEST_CASE(
   // Ages saturate at max(read_expire, write_expire, prio_aging_expire).
   CHECK(m.sched().age_cap() == 40);
   State sat = s;
-  t.age(sat, 1) = 40;
+  t.set_age(sat, 1, 40);
   sat = run(m, sat, step(m.device(), DM::COMPLETE, 0));
   REQUIRE(enabled(m, sat, m.dispatcher(), DM::DISPATCH, 1));
   // No clock: no TICK ever.
@@ -829,7 +830,7 @@ TEST_CASE("deadline: conservation reads the ghost flag and the books") {
   State s = run(m, m.initial(), step(0, DM::SUBMIT, 0));
   CHECK_FALSE(m.violates(DM::Conservation, s));
   State bad = s;
-  m.ghost_err(bad) = DM::kErrNotQueued;
+  m.set_ghost_err(bad, DM::kErrNotQueued);
   CHECK(m.violates(DM::Conservation, bad));
   State books = s;
   m.rqs().set_flag(books, 0, kInserted, false);  // outstanding count 0, dd_queued 1
@@ -1087,23 +1088,40 @@ TEST_CASE("deadline: the none scheduler dispatches in arrival order, at-head req
 TEST_CASE("deadline: footprints are conservative") {
   const DM m(DeadlineScheduler::V6_18, params({}), wl("proc a reqs=1\nproc b reqs=2\n"));
   const auto names = m.variable_names();
-  REQUIRE(names.size() == 2 + 2 + 2 + 1);
-  CHECK(names[0] == "rq[a.0]");
-  CHECK(names[2] == "proc[a]");
-  CHECK(names.back() == "dd");
+  // The schema's flat list: 2 requests x 5, 2 processes x 2, device 2,
+  // ghost 4, mq-deadline 3 + 3 priorities x 3.
+  REQUIRE(names.size() == 2 * 5 + 2 * 2 + 2 + 4 + 3 + 3 * 3);
+  CHECK(names[0] == "rq_status[0]");
+  CHECK(names[10] == "pc[0]");
+  CHECK(names.back() == "latest_pos_write[2]");
   const State s = m.initial();
   const Footprint a = m.footprint(s, step(0, DM::SUBMIT, 0));
   const Footprint b = m.footprint(s, step(1, DM::SUBMIT, 1));
-  CHECK(a.writes.test(std::size_t(var_index(m, "rq[a.0]"))));
-  CHECK(a.writes.test(std::size_t(var_index(m, "proc[a]"))));
-  CHECK_FALSE(a.writes.test(std::size_t(var_index(m, "proc[b]"))));
-  CHECK(a.writes.test(std::size_t(var_index(m, "dd"))));
+  CHECK(a.writes.test(std::size_t(var_index(m, "rq_status[0]"))));
+  CHECK(a.writes.test(std::size_t(var_index(m, "rq_seq[1]"))));  // renumbering
+  CHECK(a.writes.test(std::size_t(var_index(m, "pc[0]"))));
+  CHECK_FALSE(a.writes.test(std::size_t(var_index(m, "pc[1]"))));
+  CHECK_FALSE(a.writes.test(std::size_t(var_index(m, "head"))));
+  CHECK(a.writes.test(std::size_t(var_index(m, "last_dir"))));
+  CHECK(a.writes.test(std::size_t(var_index(m, "dd_queued[1]"))));
   CHECK_FALSE(a.independent_of(b));  // both insert into the scheduler
   const Footprint d = m.footprint(s, step(m.dispatcher(), DM::DISPATCH, 0));
-  CHECK(d.writes.test(std::size_t(var_index(m, "device"))));
+  CHECK(d.writes.test(std::size_t(var_index(m, "head"))));
   const Footprint tick = m.footprint(s, step(m.clock_actor(), DM::TICK));
-  CHECK(tick.writes.test(std::size_t(var_index(m, "proc[b]"))));
+  CHECK(tick.writes.test(std::size_t(var_index(m, "think[1]"))));
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(d.reads.test(i));
+  // Past Footprint::kMaxVars flat variables (64 requests x 5 alone), every
+  // step reads and writes everything: sound, nothing independent.
+  std::string big = "proc a reqs=";
+  for (int i = 0; i < 60; ++i) {
+    if (i) big += ',';
+    big += std::to_string(i);
+  }
+  const DM huge(DeadlineScheduler::V6_18, params({}), wl(big + "\nproc b reqs=1\n"));
+  REQUIRE(std::size_t(huge.schema().size()) > Footprint::kMaxVars);
+  const Footprint h = huge.footprint(huge.initial(), step(0, DM::SUBMIT, 0));
+  CHECK(h.writes.all());
+  CHECK(h.reads.all());
 }
 
 TEST_CASE("deadline: describe, summary, state_json and actor names") {
@@ -1153,9 +1171,10 @@ TEST_CASE("deadline: same-choice finds where head-request's choice differs from 
   // 5.16's choice is 6.18's (blkmc diff proves it for every input).
   t.shadow = DeadlineScheduler::Prio5_16;
   CHECK(verdict(DM(DeadlineScheduler::V6_18, params(t)), same) == kHolds);
-  // Without a shadow the property is vacuous and the state has no ghost byte.
+  // Without a shadow the property is vacuous and the state has no ghost bit.
   t.shadow = -1;
   const DM off(DeadlineScheduler::V6_18, params(t));
   CHECK(verdict(off, same) == kHolds);
-  CHECK(off.sched().bytes() == 12);
+  CHECK_THROWS_AS(off.schema().find("dd_differed"), std::logic_error);
+  CHECK(m.schema().var(m.schema().find("dd_differed")).kind == VarKind::Bit);
 }

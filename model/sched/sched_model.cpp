@@ -58,35 +58,64 @@ template <class Sched>
 SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
     : variant_(variant),
       wl_(wl),
-      rq_(wl_, 0),
+      rq_(wl_),
       clock_(p.at("clock") != 0),
       wait_cap_(p.at("wait_cap")),
       fair_window_(p.at("fair_window")),
       nproc_(static_cast<int>(wl_.procs.size())),
-      off_proc_(rq_.bytes()),
-      off_dev_(off_proc_ + 2 * wl_.procs.size()),
-      off_ghost_(off_dev_ + 2),
-      off_sched_(off_ghost_ + 4 + (wl_.has_fair() ? 2 : 0)),
-      nbytes_(0),
-      sched_(variant, p, rq_, off_sched_) {
-  nbytes_ = off_sched_ + sched_.bytes();
-  if (nbytes_ > State::capacity) throw UsageError("sched: the workload does not fit the state");
+      sched_(variant, p, rq_) {
+  // The one declaration of the state: the requests, the processes, the
+  // device, the ghosts, then the scheduler's own variables.
+  rq_.declare(schema_);
+  const int proc = schema_.block("proc", nproc_);
+  schema_.integer("pc", 0, 255, proc);
+  schema_.integer("think", 0, 255, proc);
+  const int dev = schema_.group("device");
+  schema_.integer("head", 0, 255, dev);
+  schema_.integer("requeues_left", 0, 255, dev);
+  const int ghost = schema_.group("ghost");
+  schema_.bit("err", ghost);  // kErrNotQueued
+  schema_.integer("wait", 0, 255, ghost);
+  schema_.integer("wait_ticks", 0, 255, ghost);
+  schema_.integer("expired_wait", 0, 255, ghost);
+  if (wl_.has_fair()) schema_.integer("fair_svc", 0, 255, schema_.block("fair", 2));
+  const int sched0 = int(schema_.vars().size());
+  sched_.declare(schema_);
+  schema_.layout();
+  if (schema_.bytes() > State::capacity) throw UsageError("sched: the workload does not fit the state");
+  rq_.resolve(schema_);
+  auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
+  pc_ = byte("pc");
+  think_ = byte("think");
+  head_ = byte("head");
+  requeues_ = byte("requeues_left");
+  err_ = schema_.bit_var(schema_.find("err"));
+  wait_ = byte("wait");
+  wait_ticks_ = byte("wait_ticks");
+  expired_wait_ = byte("expired_wait");
+  if (wl_.has_fair()) fair_ = byte("fair_svc");
+  sched_.resolve(schema_);
+  auto first = [&](const char* n) { return schema_.first(schema_.find(n)); };
+  rq_lo_ = first("rq_status");
+  rq_hi_ = first("pc");
+  dev_lo_ = first("head");
+  dev_hi_ = ghost_lo_ = first("err");
+  ghost_hi_ = sched_lo_ = sched0 < int(schema_.vars().size()) ? schema_.first(sched0) : schema_.size();
 }
 
 template <class Sched>
 typename SchedModel<Sched>::State SchedModel<Sched>::initial() const {
   State s{};
   sched_.init(s);
-  requeues_left(s) = static_cast<std::uint8_t>(wl_.dev.requeue);
+  set_requeues_left(s, wl_.dev.requeue);
   if (clock_)
-    for (int p = 0; p < nproc_; ++p)
-      think(s, p) = static_cast<std::uint8_t>(wl_.procs[std::size_t(p)].delay);
+    for (int p = 0; p < nproc_; ++p) set_think(s, p, wl_.procs[std::size_t(p)].delay);
   return s;
 }
 
 template <class Sched>
 bool SchedModel<Sched>::same(const State& a, const State& b) const {
-  return std::memcmp(a.b.data(), b.b.data(), nbytes_) == 0;
+  return std::memcmp(a.b.data(), b.b.data(), schema_.bytes()) == 0;
 }
 
 template <class Sched>
@@ -186,8 +215,8 @@ void SchedModel<Sched>::renumber(State& s) const {
   for (int r = 0; r < rq_.size(); ++r) {
     const St st = rq_.status(s, r);
     if (st == St::Idle || st == St::Done) {
-      rq_.seq(s, r) = 0;
-      rq_.age(s, r) = 0;
+      rq_.set_seq(s, r, 0);
+      rq_.set_age(s, r, 0);
       continue;
     }
     int group = static_cast<int>(st) * 8;
@@ -198,7 +227,7 @@ void SchedModel<Sched>::renumber(State& s) const {
   int rank = 0;
   for (int i = 0; i < n; ++i) {
     if (i > 0 && live[std::size_t(i)].first / 256 != live[std::size_t(i - 1)].first / 256) rank = 0;
-    rq_.seq(s, live[std::size_t(i)].second) = static_cast<std::uint8_t>(rank++);
+    rq_.set_seq(s, live[std::size_t(i)].second, rank++);
   }
 }
 
@@ -210,21 +239,21 @@ template <class Sched>
 void SchedModel<Sched>::blk_mq_submit_bio(State& s, int p, Why* why) const {
   const WlProc& pr = wl_.procs[std::size_t(p)];
   const int r = next_request_of(s, p);
-  rq_.seq(s, r) = 255;
+  rq_.set_seq(s, r, 255);
   if (pr.bypass) {
     rq_.set_status(s, r, St::Hctx);
-    rq_.age(s, r) = 0;
+    rq_.set_age(s, r, 0);
     if (why)
       *why += fmt::format("blk_mq_request_bypass_insert: {} onto hctx->dispatch", rq_.name(r));
   } else {
     sched_.insert(s, r, pr.head, false, why);
   }
-  pc(s, p) = static_cast<std::uint8_t>(pr.cyclic ? (pc(s, p) + 1) % pr.count : pc(s, p) + 1);
-  if (clock_ && !pr.sync) think(s, p) = static_cast<std::uint8_t>(pr.think);
+  set_pc(s, p, pr.cyclic ? (pc(s, p) + 1) % pr.count : pc(s, p) + 1);
+  if (clock_ && !pr.sync) set_think(s, p, pr.think);
   if (r == wl_.track) {
-    wait(s) = 0;
-    wait_ticks(s) = 0;
-    expired_wait(s) = 0;
+    set_wait(s, 0);
+    set_wait_ticks(s, 0);
+    set_expired_wait(s, 0);
   }
   renumber(s);
 }
@@ -232,12 +261,11 @@ void SchedModel<Sched>::blk_mq_submit_bio(State& s, int p, Why* why) const {
 template <class Sched>
 void SchedModel<Sched>::issue_to_driver(State& s, int r) const {
   rq_.set_status(s, r, St::Driver);
-  rq_.seq(s, r) = 255;
-  rq_.age(s, r) = 0;
+  rq_.set_seq(s, r, 255);
+  rq_.set_age(s, r, 0);
   if (clock_) {
-    rq_.age(s, r) = static_cast<std::uint8_t>(wl_.dev.service_ticks(rq_.sector(r), head_pos(s)));
-    if (wl_.dev.rotational)
-      head_pos(s) = static_cast<std::uint8_t>(std::min(255, rq_.sector(r) + rq_.info(r).size));
+    rq_.set_age(s, r, wl_.dev.service_ticks(rq_.sector(r), head_pos(s)));
+    if (wl_.dev.rotational) set_head_pos(s, std::min(255, rq_.sector(r) + rq_.info(r).size));
   }
 }
 
@@ -248,21 +276,19 @@ int SchedModel<Sched>::blk_mq_do_dispatch_sched(State& s, Why* why) const {
   const State before = s;
   const int r = sched_.dispatch(s, why);
   if (r < 0) return r;
-  if (!rq_.queued(before, r)) ghost_err(s) |= kErrNotQueued;
+  if (!rq_.queued(before, r)) set_ghost_err(s, kErrNotQueued);
   if (wl_.track >= 0 && r != wl_.track && rq_.queued(s, wl_.track)) {
-    wait(s) = static_cast<std::uint8_t>(std::min<int>(wait(s) + 1, wait_cap_));
-    if (tracked_expired(s))
-      expired_wait(s) = static_cast<std::uint8_t>(std::min<int>(expired_wait(s) + 1, wait_cap_));
+    set_wait(s, std::min(wait(s) + 1, wait_cap_));
+    if (tracked_expired(s)) set_expired_wait(s, std::min(expired_wait(s) + 1, wait_cap_));
   }
   for (int i = 0; i < 2 && wl_.has_fair(); ++i)
     if (rq_.info(r).proc == wl_.fair[i] && proc_queued(s, wl_.fair[1 - i]))
-      fair_svc(s, i) =
-          static_cast<std::uint8_t>(std::min(fair_svc(s, i) + rq_.info(r).size, wait_cap_));
+      set_fair_svc(s, i, std::min(fair_svc(s, i) + rq_.info(r).size, wait_cap_));
   if (free_tags(s) > 0) {
     issue_to_driver(s, r);
   } else {
     rq_.set_status(s, r, St::Hctx);
-    rq_.seq(s, r) = 255;
+    rq_.set_seq(s, r, 255);
   }
   renumber(s);
   return r;
@@ -283,7 +309,7 @@ void SchedModel<Sched>::blk_mq_complete_request(State& s, int r, Why* why) const
   sched_.completed(s, r, why);
   rq_.set_status(s, r, pr.cyclic ? St::Idle : St::Done);
   rq_.set_flag(s, r, kFlagMask, false);
-  if (clock_ && pr.sync) think(s, rq_.info(r).proc) = static_cast<std::uint8_t>(pr.think);
+  if (clock_ && pr.sync) set_think(s, rq_.info(r).proc, pr.think);
   renumber(s);
 }
 
@@ -291,8 +317,8 @@ void SchedModel<Sched>::blk_mq_complete_request(State& s, int r, Why* why) const
 // is inserted into the scheduler again (tag freed).
 template <class Sched>
 void SchedModel<Sched>::blk_mq_requeue_request(State& s, int r, Why* why) const {
-  requeues_left(s) = static_cast<std::uint8_t>(requeues_left(s) - 1);
-  rq_.seq(s, r) = 255;
+  set_requeues_left(s, requeues_left(s) - 1);
+  rq_.set_seq(s, r, 255);
   sched_.insert(s, r, false, true, why);
   renumber(s);
 }
@@ -304,69 +330,15 @@ void SchedModel<Sched>::jiffies_tick(State& s, Why* why) const {
   for (int r = 0; r < rq_.size(); ++r) {
     const St st = rq_.status(before, r);
     if (st == St::Sched || st == St::SchedHead || st == St::Hctx) {
-      rq_.age(s, r) = static_cast<std::uint8_t>(std::min<int>(rq_.age(s, r) + 1, cap));
+      rq_.set_age(s, r, std::min(rq_.age(s, r) + 1, cap));
     } else if (st == St::Driver && in_service(before, r) && rq_.age(s, r) > 0) {
-      rq_.age(s, r) = static_cast<std::uint8_t>(rq_.age(s, r) - 1);
+      rq_.set_age(s, r, rq_.age(s, r) - 1);
     }
   }
   for (int p = 0; p < nproc_; ++p)
-    if (think(s, p) > 0) think(s, p) = static_cast<std::uint8_t>(think(s, p) - 1);
-  if (tracked_queued(before))
-    wait_ticks(s) = static_cast<std::uint8_t>(std::min<int>(wait_ticks(s) + 1, wait_cap_));
+    if (think(s, p) > 0) set_think(s, p, think(s, p) - 1);
+  if (tracked_queued(before)) set_wait_ticks(s, std::min(wait_ticks(s) + 1, wait_cap_));
   sched_.timer(s, why);
-}
-
-template <class Sched>
-void SchedModel<Sched>::expand(const State& s, std::vector<std::pair<Step, State>>& out) const {
-  State next;
-  bool urgent = false;
-  const int phase = gate_phase(s);
-  for (int p = 0; p < nproc_; ++p)
-    if (can_submit(s, p, phase)) {
-      next = s;
-      const int r = next_request_of(s, p);
-      blk_mq_submit_bio(next, p, nullptr);
-      out.push_back({Step{std::uint8_t(p), SUBMIT, std::uint8_t(r)}, next});
-      urgent = true;
-    }
-  const std::uint8_t d = static_cast<std::uint8_t>(dispatcher());
-  if (const int h = hctx_head(s); h >= 0) {
-    if (free_tags(s) > 0) {
-      next = s;
-      blk_mq_dispatch_hctx_list(next);
-      out.push_back({Step{d, ISSUE, std::uint8_t(h)}, next});
-      urgent = true;
-    }
-  } else if (sched_.has_work(s) && (free_tags(s) > 0 || wl_.dev.slot)) {
-    next = s;
-    const int r = blk_mq_do_dispatch_sched(next, nullptr);
-    if (r >= 0) {
-      out.push_back({Step{d, DISPATCH, std::uint8_t(r)}, next});
-      urgent = true;
-    } else if (!same(next, s)) {
-      out.push_back({Step{d, DISPATCH, kNull}, next});
-    }
-  }
-  if (phase == 2) {
-    const std::uint8_t dev = static_cast<std::uint8_t>(device());
-    for (int r = 0; r < rq_.size(); ++r) {
-      if (rq_.status(s, r) != St::Driver || rq_.age(s, r) != 0 || !in_service(s, r)) continue;
-      next = s;
-      blk_mq_complete_request(next, r, nullptr);
-      out.push_back({Step{dev, COMPLETE, std::uint8_t(r)}, next});
-      urgent = true;
-      if (requeues_left(s) > 0) {
-        next = s;
-        blk_mq_requeue_request(next, r, nullptr);
-        out.push_back({Step{dev, REQUEUE, std::uint8_t(r)}, next});
-      }
-    }
-  }
-  if (clock_ && !urgent) {
-    next = s;
-    jiffies_tick(next);
-    if (!same(next, s)) out.push_back({Step{std::uint8_t(clock_actor()), TICK, 0}, next});
-  }
 }
 
 template <class Sched>
@@ -478,37 +450,41 @@ std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
 
 template <class Sched>
 std::vector<std::string> SchedModel<Sched>::variable_names() const {
-  std::vector<std::string> v;
-  for (int r = 0; r < rq_.size(); ++r) v.push_back(fmt::format("rq[{}]", rq_.name(r)));
-  for (int p = 0; p < nproc_; ++p)
-    v.push_back(fmt::format("proc[{}]", wl_.procs[std::size_t(p)].name));
-  v.push_back("device");
-  v.push_back("ghost");
-  for (const auto& x : sched_.variable_names()) v.push_back(x);
-  return v;
+  return schema_.element_names();
 }
 
 // Conservative: every step may renumber every request's place in its list,
-// and reads the gate (all processes) and the scheduler.
+// and reads the gate (all processes) and the scheduler. Past
+// Footprint::kMaxVars flat variables, every step reads and writes all (no
+// two steps independent: sound, no reduction).
 template <class Sched>
 Footprint SchedModel<Sched>::footprint(const State&, const Step& st) const {
   Footprint f;
-  const std::size_t nvars = variable_names().size();
-  for (std::size_t i = 0; i < nvars; ++i) f.reads.set(i);
-  const int nrq = rq_.size();
-  for (int r = 0; r < nrq; ++r) f.writes.set(std::size_t(r));
-  const std::size_t dev = std::size_t(nrq + nproc_), ghost = dev + 1, sched0 = dev + 2;
-  for (std::size_t i = sched0; i < nvars; ++i) f.writes.set(i);
-  f.writes.set(ghost);
+  if (std::size_t(schema_.size()) > Footprint::kMaxVars) {
+    f.reads.set();
+    f.writes.set();
+    return f;
+  }
+  auto write = [&](int lo, int hi) {
+    for (int i = lo; i < hi; ++i) f.writes.set(std::size_t(i));
+  };
+  auto write_proc = [&](int p) {
+    f.writes.set(std::size_t(schema_.index(schema_.find("pc"), p)));
+    f.writes.set(std::size_t(schema_.index(schema_.find("think"), p)));
+  };
+  for (int i = 0; i < schema_.size(); ++i) f.reads.set(std::size_t(i));
+  write(rq_lo_, rq_hi_);
+  write(ghost_lo_, ghost_hi_);
+  write(sched_lo_, schema_.size());
   if (st.actor < nproc_) {
-    f.writes.set(std::size_t(nrq + st.actor));
+    write_proc(st.actor);
   } else if (st.actor == device()) {
-    f.writes.set(dev);
-    f.writes.set(std::size_t(nrq + rq_.info(st.arg).proc));
+    write(dev_lo_, dev_hi_);
+    write_proc(rq_.info(st.arg).proc);
   } else if (st.actor == dispatcher()) {
-    f.writes.set(dev);
+    write(dev_lo_, dev_hi_);
   } else {
-    for (int p = 0; p < nproc_; ++p) f.writes.set(std::size_t(nrq + p));
+    for (int p = 0; p < nproc_; ++p) write_proc(p);
   }
   return f;
 }

@@ -30,6 +30,14 @@
 // dispatched while the other had a request queued in the scheduler (only a
 // choice between the two says something about fairness: a process with
 // nothing queued cannot be served), saturating at wait_cap.
+//
+// The state is declared once (model/schema.hpp): the requests' block "rq"
+// (RqTable::declare), the block "proc" (pc, think), the groups "device"
+// (head, requeues_left) and "ghost" (err, wait, wait_ticks, expired_wait;
+// the block "fair" with `fair`), then the scheduler's own variables
+// (Sched::declare). Footprints index that flat variable list; it can exceed
+// Footprint::kMaxVars (64 requests x 5 variables), and then every step
+// reads and writes every variable (all bits set: no two steps independent).
 #pragma once
 
 #include <utility>
@@ -39,6 +47,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 #include "model/sched/bfq/bfq.hpp"
 #include "model/sched/cfq/cfq.hpp"
 #include "model/sched/deadline/deadline.hpp"
@@ -88,14 +97,12 @@ class SchedModel {
   SchedModel(const SchedModel&) = delete;
   SchedModel& operator=(const SchedModel&) = delete;
 
-  std::size_t state_bytes() const { return nbytes_; }
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const {
-    std::vector<std::pair<Step, State>> out;
-    expand(s, out);
-    for (const auto& [st, n] : out) emit(st, n);
+    expand(s, emit);
   }
   bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
@@ -123,30 +130,27 @@ class SchedModel {
   int clock_actor() const { return nproc_ + 2; }
   int tracked() const { return wl_.track; }
 
-  // --- state accessors ---
-  std::uint8_t pc(const State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p)]; }
-  std::uint8_t& pc(State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p)]; }
-  std::uint8_t think(const State& s, int p) const {
-    return s.b[off_proc_ + 2 * std::size_t(p) + 1];
-  }
-  std::uint8_t& think(State& s, int p) const { return s.b[off_proc_ + 2 * std::size_t(p) + 1]; }
-  std::uint8_t head_pos(const State& s) const { return s.b[off_dev_]; }
-  std::uint8_t& head_pos(State& s) const { return s.b[off_dev_]; }
-  std::uint8_t requeues_left(const State& s) const { return s.b[off_dev_ + 1]; }
-  std::uint8_t& requeues_left(State& s) const { return s.b[off_dev_ + 1]; }
-  std::uint8_t ghost_err(const State& s) const { return s.b[off_ghost_]; }
-  std::uint8_t& ghost_err(State& s) const { return s.b[off_ghost_]; }
-  std::uint8_t wait(const State& s) const { return s.b[off_ghost_ + 1]; }
-  std::uint8_t& wait(State& s) const { return s.b[off_ghost_ + 1]; }
-  std::uint8_t wait_ticks(const State& s) const { return s.b[off_ghost_ + 2]; }
-  std::uint8_t& wait_ticks(State& s) const { return s.b[off_ghost_ + 2]; }
-  std::uint8_t expired_wait(const State& s) const { return s.b[off_ghost_ + 3]; }
-  std::uint8_t& expired_wait(State& s) const { return s.b[off_ghost_ + 3]; }
+  // --- state accessors: slots of the schema, resolved once ---
+  const Schema& schema() const { return schema_; }
+  int pc(const State& s, int p) const { return pc_.get(s, p); }
+  void set_pc(State& s, int p, int v) const { pc_.set(s, p, v); }
+  int think(const State& s, int p) const { return think_.get(s, p); }
+  void set_think(State& s, int p, int v) const { think_.set(s, p, v); }
+  int head_pos(const State& s) const { return head_.get(s); }
+  void set_head_pos(State& s, int v) const { head_.set(s, v); }
+  int requeues_left(const State& s) const { return requeues_.get(s); }
+  void set_requeues_left(State& s, int v) const { requeues_.set(s, v); }
+  int ghost_err(const State& s) const { return err_.get(s); }
+  void set_ghost_err(State& s, int v) const { err_.set(s, v); }
+  int wait(const State& s) const { return wait_.get(s); }
+  void set_wait(State& s, int v) const { wait_.set(s, v); }
+  int wait_ticks(const State& s) const { return wait_ticks_.get(s); }
+  void set_wait_ticks(State& s, int v) const { wait_ticks_.set(s, v); }
+  int expired_wait(const State& s) const { return expired_wait_.get(s); }
+  void set_expired_wait(State& s, int v) const { expired_wait_.set(s, v); }
   // fair-ratio: the service of the fair pair's process i (only with `fair`).
-  std::uint8_t fair_svc(const State& s, int i) const {
-    return wl_.has_fair() ? s.b[off_ghost_ + 4 + std::size_t(i)] : 0;
-  }
-  std::uint8_t& fair_svc(State& s, int i) const { return s.b[off_ghost_ + 4 + std::size_t(i)]; }
+  int fair_svc(const State& s, int i) const { return wl_.has_fair() ? fair_.get(s, i) : 0; }
+  void set_fair_svc(State& s, int i, int v) const { fair_.set(s, i, v); }
   int fair_ratio(const State& s) const;
 
   // --- derived facts ---
@@ -168,7 +172,8 @@ class SchedModel {
   bool proc_queued(const State& s, int p) const;  // has a request in the scheduler
 
  private:
-  void expand(const State& s, std::vector<std::pair<Step, State>>& out) const;
+  template <class F>
+  void expand(const State& s, F& emit) const;
   // The steps, named after the kernel paths they stand for.
   void blk_mq_submit_bio(State& s, int p, Why* why) const;
   int blk_mq_do_dispatch_sched(State& s, Why* why) const;
@@ -187,9 +192,71 @@ class SchedModel {
   RqTable rq_;
   bool clock_;
   int wait_cap_, fair_window_, nproc_;
-  std::size_t off_proc_, off_dev_, off_ghost_, off_sched_, nbytes_;
   Sched sched_;
+  Schema schema_;
+  ByteVar pc_, think_, head_, requeues_, wait_, wait_ticks_, expired_wait_, fair_;
+  BitVar err_;
+  // Flat indices (footprints): the requests' variables, each process's pc
+  // and think, the device, the ghosts, the scheduler's (a tail).
+  int rq_lo_ = 0, rq_hi_ = 0, dev_lo_ = 0, dev_hi_ = 0, ghost_lo_ = 0, ghost_hi_ = 0, sched_lo_ = 0;
 };
+
+// The successors in a fixed order (it decides BFS traces): submissions by
+// process, then blk-mq's issue or dispatch, completions and requeues by
+// request, the tick. One scratch state, no buffer.
+template <class Sched>
+template <class F>
+void SchedModel<Sched>::expand(const State& s, F& emit) const {
+  State next;
+  bool urgent = false;
+  const int phase = gate_phase(s);
+  for (int p = 0; p < nproc_; ++p)
+    if (can_submit(s, p, phase)) {
+      next = s;
+      const int r = next_request_of(s, p);
+      blk_mq_submit_bio(next, p, nullptr);
+      emit(Step{std::uint8_t(p), SUBMIT, std::uint8_t(r)}, std::as_const(next));
+      urgent = true;
+    }
+  const std::uint8_t d = static_cast<std::uint8_t>(dispatcher());
+  if (const int h = hctx_head(s); h >= 0) {
+    if (free_tags(s) > 0) {
+      next = s;
+      blk_mq_dispatch_hctx_list(next);
+      emit(Step{d, ISSUE, std::uint8_t(h)}, std::as_const(next));
+      urgent = true;
+    }
+  } else if (sched_.has_work(s) && (free_tags(s) > 0 || wl_.dev.slot)) {
+    next = s;
+    const int r = blk_mq_do_dispatch_sched(next, nullptr);
+    if (r >= 0) {
+      emit(Step{d, DISPATCH, std::uint8_t(r)}, std::as_const(next));
+      urgent = true;
+    } else if (!same(next, s)) {
+      emit(Step{d, DISPATCH, kNull}, std::as_const(next));
+    }
+  }
+  if (phase == 2) {
+    const std::uint8_t dev = static_cast<std::uint8_t>(device());
+    for (int r = 0; r < rq_.size(); ++r) {
+      if (rq_.status(s, r) != St::Driver || rq_.age(s, r) != 0 || !in_service(s, r)) continue;
+      next = s;
+      blk_mq_complete_request(next, r, nullptr);
+      emit(Step{dev, COMPLETE, std::uint8_t(r)}, std::as_const(next));
+      urgent = true;
+      if (requeues_left(s) > 0) {
+        next = s;
+        blk_mq_requeue_request(next, r, nullptr);
+        emit(Step{dev, REQUEUE, std::uint8_t(r)}, std::as_const(next));
+      }
+    }
+  }
+  if (clock_ && !urgent) {
+    next = s;
+    jiffies_tick(next);
+    if (!same(next, s)) emit(Step{std::uint8_t(clock_actor()), TICK, 0}, std::as_const(next));
+  }
+}
 
 using DeadlineModel = SchedModel<DeadlineScheduler>;
 using NoneModel = SchedModel<NoneScheduler>;

@@ -4,22 +4,21 @@
 
 namespace blkmc::sched {
 
-const char* st_name(St s) {
-  switch (s) {
-    case St::Idle:
-      return "idle";
-    case St::Sched:
-      return "sched";
-    case St::SchedHead:
-      return "sched-head";
-    case St::Hctx:
-      return "hctx";
-    case St::Driver:
-      return "driver";
-    case St::Done:
-      return "done";
-  }
-  return "?";
+void RqTable::declare(Schema& sc) const {
+  const int b = sc.block("rq", size());
+  sc.enumeration("rq_status", st_names(), b);
+  sc.bit("rq_inserted", b);
+  sc.bit("rq_nofifotime", b);
+  sc.integer("rq_seq", 0, 255, b);  // 255: a new arrival, before renumbering
+  sc.integer("rq_age", 0, 255, b);
+}
+
+void RqTable::resolve(const Schema& sc) {
+  status_ = sc.byte_var(sc.find("rq_status"));
+  inserted_ = sc.bit_var(sc.find("rq_inserted"));
+  nofifo_ = sc.bit_var(sc.find("rq_nofifotime"));
+  seq_ = sc.byte_var(sc.find("rq_seq"));
+  age_ = sc.byte_var(sc.find("rq_age"));
 }
 
 std::string RqTable::name(int r) const {

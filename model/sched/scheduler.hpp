@@ -1,17 +1,22 @@
 // model/sched/scheduler: what an I/O scheduler model sees of the requests,
-// and the interface every scheduler implements (mq-deadline, `none`; BFQ and
-// CFQ later).
+// and the interface every scheduler implements (mq-deadline, `none`, BFQ,
+// CFQ).
 //
-// Requests are the workload's request slots, referenced by small ids. Each
-// has three state bytes, kept by the framework (model/sched/sched_model.hpp):
-//   status | flags   where it is (St) and per-request flags (k*)
+// Requests are the workload's request slots, referenced by small ids. The
+// framework (model/sched/sched_model.hpp) declares one copy of these
+// variables per request (the schema's block "rq", model/schema.hpp):
+//   status           where it is (St)
+//   inserted         kInserted: inserted into the scheduler in this life
+//   nofifotime       kNoFifoTime: rq->fifo_time never set
 //   seq              order of entering its current place: fifo order in the
 //                    scheduler, list order on hctx->dispatch, issue order in
 //                    the driver (renumbered 0..k-1 within each list after every
 //                    step)
 //   age              ticks since insertion while queued (saturating at the
 //                    scheduler's age_cap()); remaining service ticks in the driver
-// A scheduler keeps its own bytes at an offset the framework gives it.
+// A scheduler declares its own variables in the same schema (declare, before
+// the layout) and resolves its slots after it (resolve): every byte of the
+// state comes from one declaration.
 //
 // The interface (a template parameter of SchedModel, no virtual calls):
 //   static const std::vector<VariantInfo>& variants();
@@ -20,8 +25,9 @@
 //   static const char* dispatch_fn();               // its .dispatch_request
 //   static constexpr bool kFifoPerClass;            // seq compared only within (prio, dir)
 //   static const char* summary();
-//   Sched(int variant, const Params&, const RqTable&, std::size_t offset);
-//   std::size_t bytes() const;
+//   Sched(int variant, const Params&, const RqTable&);
+//   void declare(Schema&) const;                   // its variables
+//   void resolve(const Schema&);                   // its slots, after the layout
 //   void init(SchedState&) const;
 //   void insert(SchedState&, int rq, bool at_head, bool requeue, Why*) const;
 //   int dispatch(SchedState&, Why*) const;         // a request id or -1
@@ -33,7 +39,6 @@
 //   int age_cap() const;
 //   std::string summary(const SchedState&) const;
 //   nlohmann::json json(const SchedState&) const;
-//   std::vector<std::string> variable_names() const;  // footprint variables
 // Optional, for properties of one scheduler only (after the generic ones):
 //   static std::vector<PropInfo> extra_props();    // Invariant properties
 //   bool violates_extra(int i, const SchedState&) const;  // i: index in extra_props()
@@ -47,11 +52,12 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 #include "model/sched/workload.hpp"
 
 namespace blkmc::sched {
 
-// 64 requests x 3 bytes + 12 processes x 2 + device, ghost and scheduler bytes.
+// 64 requests x 3.25 bytes + 12 processes x 2 + device, ghost and scheduler bytes.
 using SchedState = ByteState<256>;
 
 enum class St : std::uint8_t {
@@ -62,23 +68,34 @@ enum class St : std::uint8_t {
   Driver = 4,     // issued, holds a driver tag
   Done = 5,       // completed
 };
-const char* st_name(St s);
+// St's value names (state_json, the schema's enumeration).
+inline const std::vector<std::string>& st_names() {
+  static const std::vector<std::string> v{"idle", "sched", "sched-head", "hctx", "driver", "done"};
+  return v;
+}
+inline const char* st_name(St s) {
+  const auto i = static_cast<std::size_t>(s);
+  return i < st_names().size() ? st_names()[i].c_str() : "?";
+}
 
-// Per-request flags (high bits of the status byte).
+// Per-request flags (a mask of them for flag/set_flag).
 inline constexpr std::uint8_t kInserted = 0x08;    // inserted into the scheduler in this life
                                                    // (rq->elv.priv[0] in 6.18, priv[1] in 5.15)
 inline constexpr std::uint8_t kNoFifoTime = 0x10;  // rq->fifo_time never set (322cff70d46c)
-inline constexpr std::uint8_t kFlagMask = 0xf8;
+inline constexpr std::uint8_t kFlagMask = kInserted | kNoFifoTime;
 
 // What the scheduler did, for the stories: appended to by the scheduler.
 using Why = std::string;
 
 class RqTable {
  public:
-  RqTable(const Workload& wl, std::size_t offset) : wl_(&wl), off_(offset) {}
+  explicit RqTable(const Workload& wl) : wl_(&wl) {}
+
+  // The block "rq": one copy of the request variables per request.
+  void declare(Schema& sc) const;
+  void resolve(const Schema& sc);
 
   int size() const { return static_cast<int>(wl_->rqs.size()); }
-  std::size_t bytes() const { return 3 * wl_->rqs.size(); }
   const Workload& workload() const { return *wl_; }
   const WlRequest& info(int r) const { return wl_->rqs[static_cast<std::size_t>(r)]; }
   const WlProc& proc_of(int r) const { return wl_->procs[static_cast<std::size_t>(info(r).proc)]; }
@@ -90,18 +107,20 @@ class RqTable {
   // "reader.3 (read, sector 5, BE)"
   std::string label(int r) const;
 
-  St status(const SchedState& s, int r) const { return St(s.b[at(r)] & 7); }
-  void set_status(SchedState& s, int r, St v) const {
-    s.b[at(r)] = std::uint8_t((s.b[at(r)] & kFlagMask) | std::uint8_t(v));
+  St status(const SchedState& s, int r) const { return St(status_.get(s, r)); }
+  void set_status(SchedState& s, int r, St v) const { status_.set(s, r, int(v)); }
+  // f: a mask of kInserted and kNoFifoTime (any of them set).
+  bool flag(const SchedState& s, int r, std::uint8_t f) const {
+    return ((f & kInserted) && inserted_.test(s, r)) || ((f & kNoFifoTime) && nofifo_.test(s, r));
   }
-  bool flag(const SchedState& s, int r, std::uint8_t f) const { return s.b[at(r)] & f; }
   void set_flag(SchedState& s, int r, std::uint8_t f, bool on) const {
-    s.b[at(r)] = std::uint8_t(on ? (s.b[at(r)] | f) : (s.b[at(r)] & ~f));
+    if (f & kInserted) inserted_.set(s, r, on);
+    if (f & kNoFifoTime) nofifo_.set(s, r, on);
   }
-  std::uint8_t seq(const SchedState& s, int r) const { return s.b[at(r) + 1]; }
-  std::uint8_t& seq(SchedState& s, int r) const { return s.b[at(r) + 1]; }
-  std::uint8_t age(const SchedState& s, int r) const { return s.b[at(r) + 2]; }
-  std::uint8_t& age(SchedState& s, int r) const { return s.b[at(r) + 2]; }
+  int seq(const SchedState& s, int r) const { return seq_.get(s, r); }
+  void set_seq(SchedState& s, int r, int v) const { seq_.set(s, r, v); }
+  int age(const SchedState& s, int r) const { return age_.get(s, r); }
+  void set_age(SchedState& s, int r, int v) const { age_.set(s, r, v); }
 
   // In the scheduler (sort/fifo lists or its dispatch list).
   bool queued(const SchedState& s, int r) const {
@@ -115,9 +134,9 @@ class RqTable {
   }
 
  private:
-  std::size_t at(int r) const { return off_ + 3 * static_cast<std::size_t>(r); }
   const Workload* wl_;
-  std::size_t off_;
+  ByteVar status_, seq_, age_;
+  BitVar inserted_, nofifo_;
 };
 
 }  // namespace blkmc::sched

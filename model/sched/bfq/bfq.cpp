@@ -74,9 +74,8 @@ const char* BfqScheduler::summary() {
          "idle timer, hw_tag detection, weight raising, the idling decision per version";
 }
 
-BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset)
+BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
     : t_(t),
-      off_(offset),
       variant_(variant),
       nq_(static_cast<int>(t.workload().procs.size())),
       clock_(p.at("clock") != 0),
@@ -100,19 +99,89 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t, std::
 // one: the class is still 0 when the flag is set), IO_bound set, max_budget
 // 2/3 of the device's, seek_history 1, budget_timeout far in the past (so
 // the first activation is interactive).
+namespace {
+const char* const kQByteNames[] = {"budget", "service",  "max_budget", "start",   "finish",
+                                   "seek_history", "last_pos", "since", "wr_left", "idle_since"};
+const char* const kQFlagNames[] = {"busy", "idle_tree", "flag", "io_bound", "shadow_flag"};
+}  // namespace
+
+void BfqScheduler::declare(Schema& sc) const {
+  sc.integer("in_service", -1, nq_ - 1);
+  sc.integer("idle_timer", 0, 255);
+  sc.integer("budget_timeout_in", 0, 255);
+  sc.integer("hw_tag", -1, 1);
+  sc.integer("hw_tag_samples", 0, 255);
+  sc.integer("max_rq_in_driver", 0, 255);
+  if (shadow_ >= 0) sc.bit("decision_differed");
+  sc.integer("vtime", 0, 255);
+  sc.integer("in_service_ticks", 0, 255);
+  const int q = sc.block("bfqq", nq_);
+  for (int f = 0; f < 5; ++f)
+    if (f < 4 || shadow_ >= 0) sc.bit(kQFlagNames[f], q);
+  for (const char* n : kQByteNames) sc.integer(n, 0, 255, q);
+  sc.integer("ttime_mean", 0, 63, q);
+  sc.integer("ttime_samples", 0, 3, q);
+}
+
+void BfqScheduler::resolve(const Schema& sc) {
+  auto byte = [&](const char* n) { return sc.byte_var(sc.find(n)); };
+  in_service_ = byte("in_service");
+  idle_timer_ = byte("idle_timer");
+  timeout_left_ = byte("budget_timeout_in");
+  hw_tag_ = byte("hw_tag");
+  hw_tag_samples_ = byte("hw_tag_samples");
+  max_rq_in_driver_ = byte("max_rq_in_driver");
+  if (shadow_ >= 0) differed_ = sc.bit_var(sc.find("decision_differed"));
+  vtime_ = byte("vtime");
+  in_service_ticks_ = byte("in_service_ticks");
+  for (int f = 0; f < 5; ++f)
+    if (f < 4 || shadow_ >= 0) qflag_[f] = sc.bit_var(sc.find(kQFlagNames[f]));
+  for (int f = 0; f < kNumQBytes; ++f) qv_[f] = byte(kQByteNames[f]);
+  ttime_mean_ = byte("ttime_mean");
+  ttime_samples_ = byte("ttime_samples");
+}
+
 void BfqScheduler::init(SchedState& s) const {
-  for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
-  s.b[off_ + 3] = u8(hw_tag0_ + 1);
+  set_in_service(s, -1);
+  set_timer(s, 0);
+  timeout_left_.set(s, 0);
+  hw_tag_.set(s, hw_tag0_);
+  hw_tag_samples_.set(s, 0);
+  max_rq_in_driver_.set(s, 0);
+  if (shadow_ >= 0) differed_.set(s, 0);
+  vtime_.set(s, 0);
+  in_service_ticks_.set(s, 0);
   for (int q = 0; q < nq_; ++q) {
-    qb(s, q, kFlags) = u8(kIOBound | (sync(q) ? kFlag | kShadowFlag : 0));
-    qb(s, q, kMaxBudget) = u8(max_budget_ * 2 / 3);
-    qb(s, q, kSeekHist) = 1;
-    qb(s, q, kIdleSince) = u8(wr_min_idle_);
+    for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);
+    ttime_mean_.set(s, q, 0);
+    ttime_samples_.set(s, q, 0);
+    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag}) set_qflag(s, q, f, false);
+    set_qflag(s, q, kIOBound, true);
+    set_qflag(s, q, kFlag, sync(q));
+    set_qflag(s, q, kShadowFlag, sync(q));
+    set_qb(s, q, kMaxBudget, u8(max_budget_ * 2 / 3));
+    set_qb(s, q, kSeekHist, 1);
+    set_qb(s, q, kIdleSince, u8(wr_min_idle_));
   }
 }
 
+// Without a shadow there is no shadow flag: it keeps its initial value,
+// sync(q) (nothing updates it).
+bool BfqScheduler::qflag(const SchedState& s, int q, std::uint8_t f) const {
+  if (f == kShadowFlag && shadow_ < 0) return sync(q);
+  return qflag_[std::countr_zero(unsigned(f))].test(s, q);
+}
+
 void BfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const {
-  qb(s, q, kFlags) = u8(on ? (qb(s, q, kFlags) | f) : (qb(s, q, kFlags) & ~f));
+  if (f == kShadowFlag && shadow_ < 0) return;
+  qflag_[std::countr_zero(unsigned(f))].set(s, q, on);
+}
+
+int BfqScheduler::qflags(const SchedState& s, int q) const {
+  int m = 0;
+  for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag})
+    if (qflag(s, q, f)) m |= f;
+  return m;
 }
 
 // --- derived facts ---
@@ -264,7 +333,7 @@ void BfqScheduler::compare(SchedState& s, const char* where, int q, int mine, in
   static const char* const kCompl[] = {"keep it in service", "arm the idle timer",
                                        "expire BUDGET_TIMEOUT", "expire NO_MORE_REQUESTS"};
   const bool sel = where[0] == 's';
-  s.b[off_ + 6] = 1;
+  differed_.set(s, 1);
   say(why, "DECISION DIFFERS in {} for bfqq[{}]: {} would {}, {} does {}", where,
       t_.workload().procs[std::size_t(q)].name, variants()[std::size_t(shadow_)].name,
       sel ? kSel[theirs] : kCompl[theirs], variants()[std::size_t(variant_)].name,
@@ -297,18 +366,18 @@ void BfqScheduler::normalize(SchedState& s) const {
     if (busy(s, q) || qflag(s, q, kIdleTree)) base = std::min<int>(base, qb(s, q, kStart));
   }
   if (!any) base = vtime(s);
-  s.b[off_ + 7] = u8(vtime(s) - base);
+  vtime_.set(s, u8(vtime(s) - base));
   for (int q = 0; q < nq_; ++q) {
     if (busy(s, q) || (any && qflag(s, q, kIdleTree) && qb(s, q, kFinish) > vtime(s) + base)) {
-      qb(s, q, kStart) = u8(qb(s, q, kStart) - base);
-      qb(s, q, kFinish) = u8(qb(s, q, kFinish) - base);
+      set_qb(s, q, kStart, u8(qb(s, q, kStart) - base));
+      set_qb(s, q, kFinish, u8(qb(s, q, kFinish) - base));
     } else {
       set_qflag(s, q, kIdleTree, false);
-      qb(s, q, kStart) = 0;
-      qb(s, q, kFinish) = 0;
+      set_qb(s, q, kStart, 0);
+      set_qb(s, q, kFinish, 0);
     }
   }
-  if (!any) s.b[off_ + 7] = 0;
+  if (!any) vtime_.set(s, 0);
 }
 
 // The sum of the weights on the tree (busy and idle-tree queues).
@@ -324,8 +393,8 @@ int BfqScheduler::wsum(const SchedState& s) const {
 void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
   const int v = vtime(s);
   const int start = qflag(s, q, kIdleTree) ? std::max(v, int(qb(s, q, kFinish))) : v;
-  qb(s, q, kStart) = u8(start);
-  qb(s, q, kFinish) = u8(start + delta(qb(s, q, kBudget), weight(s, q)));
+  set_qb(s, q, kStart, u8(start));
+  set_qb(s, q, kFinish, u8(start + delta(qb(s, q, kBudget), weight(s, q))));
   set_qflag(s, q, kIdleTree, false);
   set_qflag(s, q, kBusy, true);
   normalize(s);
@@ -336,7 +405,7 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
 void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const {
   const int q = t_.info(rq).proc;
   t_.set_flag(s, rq, kInserted, true);
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   if (at_head) {  // bfqd->dispatch: served before any queue
     t_.set_status(s, rq, St::SchedHead);
     say(why, "bfq_insert_request: {} at head of bfqd->dispatch", t_.name(rq));
@@ -356,7 +425,8 @@ void BfqScheduler::bfq_update_io_thinktime(SchedState& s, int q) const {
   const int x = std::min<int>(qb(s, q, kSince), 2 * slice_idle_);
   const int n = ttime_samples(s, q);
   const int mean = n == 0 ? x : (ttime_mean(s, q) + x + 1) / 2;
-  qb(s, q, kTtime) = u8(std::min(mean, 63) | (std::min(n + 1, 3) << 6));
+  ttime_mean_.set(s, q, std::min(mean, 63));
+  ttime_samples_.set(s, q, std::min(n + 1, 3));
 }
 
 // bfq_update_io_seektime: shift in whether this request is far from the
@@ -366,8 +436,8 @@ void BfqScheduler::bfq_update_io_seektime(SchedState& s, int q, int rq) const {
   const int last = qb(s, q, kLastPos);
   const int dist = last ? std::abs(t_.sector(rq) - last) : 0;
   const bool far = dist > seek_dist_ && (t_.workload().dev.rotational || t_.info(rq).size < 64);
-  qb(s, q, kSeekHist) = u8(((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0));
-  qb(s, q, kLastPos) = u8(t_.sector(rq) + t_.info(rq).size);
+  set_qb(s, q, kSeekHist, u8(((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0)));
+  set_qb(s, q, kLastPos, u8(t_.sector(rq) + t_.info(rq).size));
 }
 
 // 4.13 bfq_update_idle_window, or bfq_update_has_short_ttime (1/2 on), for
@@ -407,14 +477,14 @@ void BfqScheduler::bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq
   const bool interactive = sync(q) && dispatched(s, q) == 0 && qb(s, q, kIdleSince) >= wr_min_idle_;
   const bool wr_or_deserves_wr = low_latency_ && (raised(s, q) || interactive);
   // bfq_bfqq_update_budg_for_activation (no hole recovery in the model).
-  qb(s, q, kBudget) = u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, rq)));
-  qb(s, q, kService) = 0;
+  set_qb(s, q, kBudget, u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, rq))));
+  set_qb(s, q, kService, 0);
   if (low_latency_ && interactive) {
     if (!raised(s, q))
       say(why, "bfqq[{}] is interactive (idle {}+ ticks): weight raised x30 for {} ticks",
           t_.workload().procs[std::size_t(q)].name, wr_min_idle_, wr_ticks_);
-    qb(s, q, kWrLeft) = u8(wr_ticks_);
-    qb(s, q, kBudget) = u8(std::min<int>(qb(s, q, kBudget), 2 * min_budget()));
+    set_qb(s, q, kWrLeft, u8(wr_ticks_));
+    set_qb(s, q, kBudget, u8(std::min<int>(qb(s, q, kBudget), 2 * min_budget())));
   }
   bfq_activate_bfqq(s, q);
   say(why, "bfq_add_bfqq_busy: bfqq[{}] busy, budget {}, S={} F={}",
@@ -543,7 +613,7 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   int minstart = 255;
   for (int q = 0; q < nq_; ++q)
     if (busy(s, q) && klass(q) == cls) minstart = std::min<int>(minstart, qb(s, q, kStart));
-  s.b[off_ + 7] = u8(std::max(vtime(s), minstart));
+  vtime_.set(s, u8(std::max(vtime(s), minstart)));
   int best = -1;
   for (int q = 0; q < nq_; ++q) {
     if (!busy(s, q) || klass(q) != cls || qb(s, q, kStart) > vtime(s)) continue;
@@ -551,8 +621,8 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   }
   set_in_service(s, best);
   const int coeff = raised(s, best) ? 30 : 1;
-  s.b[off_ + 2] = u8(clock_ ? timeout_ * coeff : 0);
-  s.b[off_ + 8] = 0;
+  timeout_left_.set(s, u8(clock_ ? timeout_ * coeff : 0));
+  in_service_ticks_.set(s, 0);
   say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})",
       t_.workload().procs[std::size_t(best)].name, vtime(s), qb(s, best, kStart),
       qb(s, best, kFinish), qb(s, best, kBudget), raised(s, best) ? ", raised" : "");
@@ -561,8 +631,8 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
 
 void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* why) const {
   const int charge = serv_to_charge(s, rq);
-  qb(s, q, kService) = u8(qb(s, q, kService) + charge);
-  s.b[off_ + 7] = u8(vtime(s) + delta(charge, wsum(s)));  // bfq_bfqq_served
+  set_qb(s, q, kService, u8(qb(s, q, kService) + charge));
+  vtime_.set(s, u8(vtime(s) + delta(charge, wsum(s))));  // bfq_bfqq_served
   normalize(s);
   t_.set_status(s, rq, St::Idle);
   say(why, "charged {} to bfqq[{}] ({}/{})", charge, t_.workload().procs[std::size_t(q)].name,
@@ -575,7 +645,7 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
 void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const {
   const int q = t_.info(rq).proc;
   bfq_update_hw_tag(s, rq, why);
-  if (sync(q)) qb(s, q, kSince) = 0;  // ttime.last_end_request = now
+  if (sync(q)) set_qb(s, q, kSince, 0);  // ttime.last_end_request = now
   const std::string name = t_.workload().procs[std::size_t(q)].name;
   if (q == in_service(s)) {
     const int act = completion_action(s, q, rq, variant_);
@@ -593,7 +663,7 @@ void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const 
   }
   // budget_timeout = jiffies once the queue is idle with nothing in flight
   // (here, or in __bfq_bfqq_expire after the dispatched-- above).
-  if (dispatched(s, q, rq) == 0 && !busy(s, q)) qb(s, q, kIdleSince) = 0;
+  if (dispatched(s, q, rq) == 0 && !busy(s, q)) set_qb(s, q, kIdleSince, 0);
   if (sync(q) && !alive(s, q, rq)) bfq_exit_icq(s, q, why);
 }
 
@@ -601,20 +671,20 @@ void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const 
 void BfqScheduler::bfq_update_hw_tag(SchedState& s, int rq, Why* why) const {
   (void)rq;
   const int in_drv = rq_in_driver(s);
-  s.b[off_ + 5] = u8(std::max(max_rq_in_driver(s), in_drv));
+  max_rq_in_driver_.set(s, u8(std::max(max_rq_in_driver(s), in_drv)));
   if (hw_tag(s) == 1) return;
   int queued_all = 0;
   for (int q = 0; q < nq_; ++q) queued_all += queued(s, q);
   if (in_drv + queued_all < hw_queue_thr_) return;
   const int n = hw_tag_samples(s);
-  s.b[off_ + 4] = u8(n + 1);
+  hw_tag_samples_.set(s, u8(n + 1));
   if (n < hw_samples_) return;
   const int v = max_rq_in_driver(s) > hw_queue_thr_ ? 1 : 0;
   if (v != hw_tag(s))
     say(why, "bfq_update_hw_tag: hw_tag = {} (at most {} in the driver)", v, max_rq_in_driver(s));
-  s.b[off_ + 3] = u8(v + 1);
-  s.b[off_ + 4] = 0;
-  s.b[off_ + 5] = 0;
+  hw_tag_.set(s, v);
+  hw_tag_samples_.set(s, 0);
+  max_rq_in_driver_.set(s, 0);
 }
 
 // bfq_arm_slice_timer: BFQ_MIN_TT (1 tick) for a seeky non-raised queue in a
@@ -646,18 +716,18 @@ void BfqScheduler::bfq_idle_slice_timer_body(SchedState& s, Why* why) const {
 void BfqScheduler::timer(SchedState& s, Why* why) const {
   for (int q = 0; q < nq_; ++q) {
     if (!sync(q)) continue;
-    qb(s, q, kSince) = u8(std::min(qb(s, q, kSince) + 1, 2 * slice_idle_));
-    if (!busy(s, q)) qb(s, q, kIdleSince) = u8(std::min(qb(s, q, kIdleSince) + 1, wr_min_idle_));
+    set_qb(s, q, kSince, u8(std::min(qb(s, q, kSince) + 1, 2 * slice_idle_)));
+    if (!busy(s, q)) set_qb(s, q, kIdleSince, u8(std::min(qb(s, q, kIdleSince) + 1, wr_min_idle_)));
     if (qb(s, q, kWrLeft) > 0) {
-      qb(s, q, kWrLeft) = u8(qb(s, q, kWrLeft) - 1);
+      set_qb(s, q, kWrLeft, u8(qb(s, q, kWrLeft) - 1));
       if (!raised(s, q))
         say(why, "weight raising of bfqq[{}] ends", t_.workload().procs[std::size_t(q)].name);
     }
   }
   if (in_service(s) >= 0)
-    s.b[off_ + 8] = u8(std::min(in_service_ticks(s) + 1, std::max(timeout_, 6)));
+    in_service_ticks_.set(s, u8(std::min(in_service_ticks(s) + 1, std::max(timeout_, 6))));
   if (in_service(s) >= 0 && timeout_left(s) > 0) {
-    s.b[off_ + 2] = u8(timeout_left(s) - 1);
+    timeout_left_.set(s, u8(timeout_left(s) - 1));
     if (timeout_left(s) == 0)
       say(why, "the budget timeout of bfqq[{}] passes",
           t_.workload().procs[std::size_t(in_service(s))].name);
@@ -712,11 +782,11 @@ void BfqScheduler::bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* 
   int tot = qb(s, q, kService);
   if (elapsed > 0 && elapsed < timeout_) tot = max_budget_ * elapsed / timeout_;
   tot = std::max<int>(tot, qb(s, q, kService));
-  if (tot > qb(s, q, kBudget)) qb(s, q, kBudget) = u8(tot);
+  if (tot > qb(s, q, kBudget)) set_qb(s, q, kBudget, u8(tot));
   const int extra = tot - qb(s, q, kService);
   if (extra <= 0) return;
-  qb(s, q, kService) = u8(tot);
-  s.b[off_ + 7] = u8(vtime(s) + delta(extra, wsum(s)));
+  set_qb(s, q, kService, u8(tot));
+  vtime_.set(s, u8(vtime(s) + delta(extra, wsum(s))));
   say(why, "bfq_bfqq_charge_time: slow, charged {} sectors for {} tick(s) of service", tot,
       elapsed);
 }
@@ -746,9 +816,9 @@ void BfqScheduler::bfq_recalc_budget(SchedState& s, int q, Reason reason) const 
   } else {
     b = mx;
   }
-  qb(s, q, kMaxBudget) = u8(std::min(b, mx));
+  set_qb(s, q, kMaxBudget, u8(std::min(b, mx)));
   const int next = next_rq(s, q);
-  if (next >= 0) qb(s, q, kBudget) = u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, next)));
+  if (next >= 0) set_qb(s, q, kBudget, u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, next))));
 }
 
 // __bfq_bfqq_expire: deactivate an empty queue (its finish kept on the idle
@@ -757,22 +827,22 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Why* why) const {
   const int w = weight(s, q);
   const int served_to = qb(s, q, kStart) + delta(qb(s, q, kService), w);
   if (queued(s, q) == 0) {
-    qb(s, q, kFinish) = u8(served_to);
+    set_qb(s, q, kFinish, u8(served_to));
     set_qflag(s, q, kBusy, false);
     set_qflag(s, q, kIdleTree, served_to > vtime(s));
-    if (dispatched(s, q) == 0) qb(s, q, kIdleSince) = 0;  // budget_timeout = jiffies
+    if (dispatched(s, q) == 0) set_qb(s, q, kIdleSince, 0);  // budget_timeout = jiffies
     say(why, "bfqq[{}] deactivated", t_.workload().procs[std::size_t(q)].name);
   } else {
-    qb(s, q, kStart) = u8(served_to);
-    qb(s, q, kFinish) = u8(served_to + delta(qb(s, q, kBudget), w));
+    set_qb(s, q, kStart, u8(served_to));
+    set_qb(s, q, kFinish, u8(served_to + delta(qb(s, q, kBudget), w)));
     say(why, "bfqq[{}] requeued: S={} F={}", t_.workload().procs[std::size_t(q)].name,
         qb(s, q, kStart), qb(s, q, kFinish));
   }
-  qb(s, q, kService) = 0;
-  s.b[off_] = 0;
+  set_qb(s, q, kService, 0);
+  set_in_service(s, -1);
   set_timer(s, 0);
-  s.b[off_ + 2] = 0;
-  s.b[off_ + 8] = 0;
+  timeout_left_.set(s, 0);
+  in_service_ticks_.set(s, 0);
   normalize(s);
 }
 
@@ -846,7 +916,7 @@ nlohmann::json BfqScheduler::json(const SchedState& s) const {
   auto& qs = j["queues"] = nlohmann::json::array();
   for (int q = 0; q < nq_; ++q)
     qs.push_back({{"name", t_.workload().procs[std::size_t(q)].name},
-                  {"flags", qb(s, q, kFlags)},
+                  {"flags", qflags(s, q)},
                   {"budget", qb(s, q, kBudget)},
                   {"service", qb(s, q, kService)},
                   {"max_budget", qb(s, q, kMaxBudget)},

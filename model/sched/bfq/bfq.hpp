@@ -99,9 +99,17 @@ class BfqScheduler {
   static constexpr bool kFifoPerClass = false;
   static const char* summary();
 
-  BfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+  BfqScheduler(int variant, const Params& p, const RqTable& t);
+  // Its variables: bfqd's (in_service, the idle timer, the budget timeout,
+  // hw_tag and its samples, max_rq_in_driver, V, in_service_ticks; with
+  // shadow=V the ghost bit decision_differed) and, per queue (the block
+  // "bfqq", one per process), the flags busy, idle_tree, flag (idle_window in
+  // 4.13, has_short_ttime after), io_bound (and with shadow=V the shadow's
+  // flag), the budgets, B-WF2Q+ timestamps, seek and think-time state, weight
+  // raising.
+  void declare(Schema& sc) const;
+  void resolve(const Schema& sc);
 
-  std::size_t bytes() const { return kG + kQ * nq_; }
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     bfq_insert_request(s, rq, at_head || requeue, why);
@@ -118,45 +126,44 @@ class BfqScheduler {
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
-  std::vector<std::string> variable_names() const { return {"bfqd"}; }
 
   int variant() const { return variant_; }
-  std::size_t offset() const { return off_; }  // where its bytes start in the state
 
-  // --- state: global bytes ---
-  static constexpr std::size_t kG = 9, kQ = 12;
-  int in_service(const SchedState& s) const { return int(s.b[off_]) - 1; }
-  int idle_timer(const SchedState& s) const { return s.b[off_ + 1]; }  // 0: not armed
+  // --- state: bfqd's variables (slots of the schema) ---
+  int in_service(const SchedState& s) const { return in_service_.get(s); }  // -1: none
+  int idle_timer(const SchedState& s) const { return idle_timer_.get(s); }  // 0: not armed
   bool wait_request(const SchedState& s) const { return idle_timer(s) > 0; }
-  int timeout_left(const SchedState& s) const { return s.b[off_ + 2]; }
-  int hw_tag(const SchedState& s) const { return int(s.b[off_ + 3]) - 1; }
-  int hw_tag_samples(const SchedState& s) const { return s.b[off_ + 4]; }
-  int max_rq_in_driver(const SchedState& s) const { return s.b[off_ + 5]; }
+  int timeout_left(const SchedState& s) const { return timeout_left_.get(s); }
+  int hw_tag(const SchedState& s) const { return hw_tag_.get(s); }
+  int hw_tag_samples(const SchedState& s) const { return hw_tag_samples_.get(s); }
+  int max_rq_in_driver(const SchedState& s) const { return max_rq_in_driver_.get(s); }
   // Ghost (shadow=V only): a decision of this variant differed from what
   // variant V's decision functions give on the same state.
-  bool decision_differed(const SchedState& s) const { return s.b[off_ + 6] != 0; }
-  int vtime(const SchedState& s) const { return s.b[off_ + 7]; }  // V of the service tree
+  bool decision_differed(const SchedState& s) const { return shadow_ >= 0 && differed_.test(s); }
+  int vtime(const SchedState& s) const { return vtime_.get(s); }  // V of the service tree
   // Ticks since the in-service queue got its budget (last_budget_start),
   // saturating at max(timeout, 6).
-  int in_service_ticks(const SchedState& s) const { return s.b[off_ + 8]; }
+  int in_service_ticks(const SchedState& s) const { return in_service_ticks_.get(s); }
 
-  // --- state: per queue (process) bytes ---
+  // --- state: per queue (process) variables ---
   enum QByte : int {
-    kFlags, kBudget, kService, kMaxBudget, kStart, kFinish, kSeekHist, kLastPos,
-    kTtime,      // mean (low 6 bits) | samples (high 2 bits)
+    kBudget, kService, kMaxBudget, kStart, kFinish, kSeekHist, kLastPos,
     kSince,      // ticks since the last completion (capped)
     kWrLeft,     // ticks of weight raising left (0: wr_coeff 1)
     kIdleSince,  // ticks since the queue went idle (capped at wr_min_idle)
+    kNumQBytes
   };
+  // Queue flags (a mask of them for qflags() and the json's "flags").
   static constexpr std::uint8_t kBusy = 1, kIdleTree = 2, kFlag = 4, kIOBound = 8;
   static constexpr std::uint8_t kShadowFlag = 16;  // the shadow variant's flag
-  std::uint8_t qb(const SchedState& s, int q, QByte f) const { return s.b[qoff(q) + f]; }
-  std::uint8_t& qb(SchedState& s, int q, QByte f) const { return s.b[qoff(q) + f]; }
-  bool qflag(const SchedState& s, int q, std::uint8_t f) const { return qb(s, q, kFlags) & f; }
+  int qb(const SchedState& s, int q, QByte f) const { return qv_[f].get(s, q); }
+  void set_qb(SchedState& s, int q, QByte f, int v) const { qv_[f].set(s, q, v); }
+  bool qflag(const SchedState& s, int q, std::uint8_t f) const;
+  int qflags(const SchedState& s, int q) const;
   bool busy(const SchedState& s, int q) const { return qflag(s, q, kBusy); }
   bool raised(const SchedState& s, int q) const { return qb(s, q, kWrLeft) > 0; }
-  int ttime_mean(const SchedState& s, int q) const { return qb(s, q, kTtime) & 63; }
-  int ttime_samples(const SchedState& s, int q) const { return qb(s, q, kTtime) >> 6; }
+  int ttime_mean(const SchedState& s, int q) const { return ttime_mean_.get(s, q); }
+  int ttime_samples(const SchedState& s, int q) const { return ttime_samples_.get(s, q); }
 
   // --- derived ---
   bool sync(int q) const;
@@ -187,9 +194,8 @@ class BfqScheduler {
   bool timeout_may_expire(const SchedState& s, int q) const;
 
  private:
-  std::size_t qoff(int q) const { return off_ + kG + kQ * std::size_t(q); }
-  void set_in_service(SchedState& s, int q) const { s.b[off_] = std::uint8_t(q + 1); }
-  void set_timer(SchedState& s, int v) const { s.b[off_ + 1] = std::uint8_t(v); }
+  void set_in_service(SchedState& s, int q) const { in_service_.set(s, q); }
+  void set_timer(SchedState& s, int v) const { idle_timer_.set(s, v); }
   void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
   // (S << 22) / w, here rounded up so that a charge to a heavily weighted
   // (raised) queue still moves its finish.
@@ -224,7 +230,11 @@ class BfqScheduler {
   void compare(SchedState& s, const char* where, int q, int mine, int theirs, Why* why) const;
 
   const RqTable& t_;
-  std::size_t off_;
+  ByteVar in_service_, idle_timer_, timeout_left_, hw_tag_, hw_tag_samples_, max_rq_in_driver_,
+      vtime_, in_service_ticks_;
+  BitVar differed_;
+  ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_;
+  BitVar qflag_[5];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only)
   int variant_, nq_;
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;

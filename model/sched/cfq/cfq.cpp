@@ -100,9 +100,8 @@ const char* CfqScheduler::summary() {
          "flag, hw_tag; seed 000/004's fast-device detection";
 }
 
-CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset)
+CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t)
     : t_(t),
-      off_(offset),
       variant_(variant),
       nq_(static_cast<int>(t.workload().procs.size())),
       slice_sync_(p.at("slice_sync")),
@@ -125,7 +124,6 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
       shadow_(p.at("shadow")),
       shadow_fn_(p.at("shadow_fn")),
       shadow_seek_bytes_(0),
-      gho_(offset + kDev + kQ * std::size_t(nq_)),
       clock_(p.at("clock") != 0) {
   if (variant < V2633 || variant > DeepFixV2) throw UsageError("cfq: bad variant index");
   if (shadow_ > DeepFixV2) throw UsageError("cfq: bad shadow variant index");
@@ -140,12 +138,130 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t, std::
 
 // cfq_init_queue / cfq_init_cfqq: hw_tag = -1, every sync queue starts with
 // an idle window (idle class excepted), slice_new on no active queue.
+namespace {
+const char* const kQFlagNames[] = {"on_rr",        "idle_window", "deep",    "must_dispatch",
+                                   "wait_request", "sampling",    "has_pos", "created"};
+}  // namespace
+
+void CfqScheduler::declare(Schema& sc) const {
+  sc.integer("active", -1, nq_ - 1);
+  sc.bit("slice_new");
+  sc.bit("wait_busy");
+  sc.integer("slice_left", 0, 255);
+  sc.integer("slice_elapsed", 0, 255);
+  sc.integer("slice_dispatch", 0, 255);
+  sc.integer("idle_timer", 0, 255);
+  sc.enumeration("serving_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]});
+  sc.enumeration("serving_prio", {kPrio[RT], kPrio[BE], kPrio[IDLE]});
+  sc.integer("workload_left", 0, 255);
+  sc.integer("hw_tag", -1, 1);
+  sc.integer("hw_tag_samples", 0, 255);
+  sc.integer("est_depth", 0, 255);
+  sc.integer("fast_samples", 0, 255);
+  if (ghost_ != 0) sc.integer("ghost", 0, 255);
+  sc.integer("last_position", 0, 255);
+  if (shadow_ >= 0) {
+    std::vector<std::string> names;
+    for (int d = 0; d <= kSeeky; ++d) names.push_back(decision_name(d));
+    sc.enumeration("shadow_differed", names);
+  }
+  const int q = sc.block("cfqq", nq_);
+  for (const char* n : kQFlagNames) sc.bit(n, q);
+  if (ghost_ == 1) sc.bit("stale_deep", q);
+  sc.integer("order", 0, 31, q);
+  sc.enumeration("tree_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]}, q);
+  sc.integer("last_pos", 0, 255, q);
+  sc.integer(history_seek() ? "seek_history" : "seek_samples", 0, 255, q);
+  if (!history_seek()) {
+    sc.integer("seek_total_lo", 0, 255, q);
+    sc.integer("seek_total_hi", 0, 255, q);
+  }
+  sc.integer("ttime_since", 0, 255, q);
+  sc.integer("ttime_samples", 0, 255, q);
+  sc.integer("ttime_total_lo", 0, 255, q);
+  sc.integer("ttime_total_hi", 0, 255, q);
+  sc.integer("sample_elapsed", 0, 255, q);
+  sc.integer("sample_count", 0, 255, q);
+  if (shadow_seek_bytes_ == 1) sc.integer("shadow_seek_history", 0, 255, q);
+  if (shadow_seek_bytes_ == 3) {
+    sc.integer("shadow_seek_samples", 0, 255, q);
+    sc.integer("shadow_seek_total_lo", 0, 255, q);
+    sc.integer("shadow_seek_total_hi", 0, 255, q);
+  }
+}
+
+void CfqScheduler::resolve(const Schema& sc) {
+  auto byte = [&](const char* n) { return sc.byte_var(sc.find(n)); };
+  auto bit = [&](const char* n) { return sc.bit_var(sc.find(n)); };
+  active_ = byte("active");
+  slice_new_ = bit("slice_new");
+  wait_busy_ = bit("wait_busy");
+  slice_left_ = byte("slice_left");
+  slice_elapsed_ = byte("slice_elapsed");
+  slice_dispatch_ = byte("slice_dispatch");
+  idle_timer_ = byte("idle_timer");
+  serving_type_ = byte("serving_type");
+  serving_prio_ = byte("serving_prio");
+  workload_left_ = byte("workload_left");
+  hw_tag_ = byte("hw_tag");
+  hw_tag_samples_v_ = byte("hw_tag_samples");
+  est_depth_ = byte("est_depth");
+  fast_samples_ = byte("fast_samples");
+  if (ghost_ != 0) ghost_v_ = byte("ghost");
+  last_position_ = byte("last_position");
+  if (shadow_ >= 0) differed_ = byte("shadow_differed");
+  for (int f = 0; f < 8; ++f) qflag_[f] = bit(kQFlagNames[f]);
+  if (ghost_ == 1) stale_deep_ = bit("stale_deep");
+  order_ = byte("order");
+  tree_type_ = byte("tree_type");
+  last_pos_ = byte("last_pos");
+  seek_ = byte(history_seek() ? "seek_history" : "seek_samples");
+  if (!history_seek()) {
+    seek_total_lo_ = byte("seek_total_lo");
+    seek_total_hi_ = byte("seek_total_hi");
+  }
+  ttime_since_ = byte("ttime_since");
+  ttime_samples_ = byte("ttime_samples");
+  ttime_total_lo_ = byte("ttime_total_lo");
+  ttime_total_hi_ = byte("ttime_total_hi");
+  sample_elapsed_ = byte("sample_elapsed");
+  sample_count_ = byte("sample_count");
+  if (shadow_seek_bytes_ == 1) shadow_seek_ = byte("shadow_seek_history");
+  if (shadow_seek_bytes_ == 3) {
+    shadow_seek_ = byte("shadow_seek_samples");
+    shadow_seek_total_lo_ = byte("shadow_seek_total_lo");
+    shadow_seek_total_hi_ = byte("shadow_seek_total_hi");
+  }
+}
+
+// cfq_init_queue / cfq_init_cfqq: hw_tag = -1, every sync queue starts with
+// an idle window (idle class excepted), slice_new on no active queue;
+// everything else kzalloc'd (serving type/prio: SYNC_NOIDLE, BE).
 void CfqScheduler::init(SchedState& s) const {
-  for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
-  s.b[off_ + 8] = 255;                                    // hw_tag = -1
-  s.b[off_ + 6] = std::uint8_t(SYNC_NOIDLE | (BE << 2));  // kzalloc'd serving type/prio
-  for (int q = 0; q < nq_; ++q)
-    if (sync_q(q) && qprio(q) != IDLE) qb(s, q, 0) = kIdleWindow;
+  set_active(s, -1);
+  set_dflag(s, kSliceNew, false);
+  set_dflag(s, kWaitBusy, false);
+  for (const ByteVar* v : {&slice_left_, &slice_elapsed_, &slice_dispatch_, &idle_timer_,
+                           &workload_left_, &hw_tag_samples_v_, &est_depth_, &fast_samples_,
+                           &last_position_})
+    v->set(s, 0);
+  hw_tag_.set(s, -1);
+  serving_type_.set(s, SYNC_NOIDLE);
+  serving_prio_.set(s, BE);
+  if (ghost_ != 0) ghost_v_.set(s, 0);
+  if (shadow_ >= 0) differed_.set(s, 0);
+  for (int q = 0; q < nq_; ++q) {
+    for (int f = 0; f < 8; ++f) qflag_[f].set(s, q, 0);
+    if (ghost_ == 1) stale_deep_.set(s, q, 0);
+    for (const ByteVar* v : {&order_, &tree_type_, &last_pos_, &seek_, &ttime_since_,
+                             &ttime_samples_, &ttime_total_lo_, &ttime_total_hi_,
+                             &sample_elapsed_, &sample_count_})
+      v->set(s, q, 0);
+    if (!history_seek()) set_seek_total(s, q, 0);
+    if (shadow_seek_bytes_ != 0) shadow_seek_.set(s, q, 0);
+    if (shadow_seek_bytes_ == 3) set_shadow_seek_total(s, q, 0);
+    if (sync_q(q) && qprio(q) != IDLE) set_qflag(s, q, kIdleWindow, true);
+  }
 }
 
 // --- derived facts ---
@@ -157,7 +273,14 @@ bool CfqScheduler::sync_q(int q) const {
 int CfqScheduler::qprio(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 
 void CfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const {
-  qb(s, q, 0) = std::uint8_t(on ? (qb(s, q, 0) | f) : (qb(s, q, 0) & ~f));
+  qflag_[std::countr_zero(unsigned(f))].set(s, q, on);
+}
+
+int CfqScheduler::qflags(const SchedState& s, int q) const {
+  int m = 0;
+  for (int f = 0; f < 8; ++f)
+    if (qflag_[f].test(s, q)) m |= 1 << f;
+  return m;
 }
 
 // queued[0] + queued[1]: requests in CFQ's sort lists (not the request
@@ -214,11 +337,11 @@ int CfqScheduler::ttime_mean(const SchedState& s, int q) const {
 bool CfqScheduler::seeky(const SchedState& s, int q) const {
   if (!history_seek())
     return cfq::seeky_mean_v2633<bool, int>(seek_valid(s, q), seek_mean(s, q), seek_mean_thr_);
-  return cfq::seeky_hist_v31<bool, int>(std::popcount(seek_history(s, q)), seeky_bits_);
+  return cfq::seeky_hist_v31<bool, int>(std::popcount(unsigned(seek_history(s, q))), seeky_bits_);
 }
 bool CfqScheduler::strict_seeky(const SchedState& s, int q) const {
   if (!history_seek()) return false;
-  return cfq::strict_seeky<bool, int>(std::popcount(seek_history(s, q)), seek_window_);
+  return cfq::strict_seeky<bool, int>(std::popcount(unsigned(seek_history(s, q))), seek_window_);
 }
 bool CfqScheduler::device_fast(const SchedState& s) const {
   return cfq::device_fast<bool, int>(fast_samples(s), fast_valid_);
@@ -250,8 +373,8 @@ bool CfqScheduler::shadow_should_idle(const SchedState& s, int q) const {
 bool CfqScheduler::shadow_seeky(const SchedState& s, int q) const {
   if (shadow_seek_bytes_ == 0) return seeky(s, q);  // the same state, the same template
   if (shadow_seek_bytes_ == 1)
-    return cfq::seeky_hist_v31<bool, int>(std::popcount(s.b[sqo(q)]), seeky_bits_);
-  const int samples = s.b[sqo(q)], total = s.b[sqo(q) + 1] | (s.b[sqo(q) + 2] << 8);
+    return cfq::seeky_hist_v31<bool, int>(std::popcount(unsigned(shadow_seek(s, q))), seeky_bits_);
+  const int samples = shadow_seek(s, q), total = shadow_seek_total(s, q);
   return cfq::seeky_mean_v2633<bool, int>(samples > 80, cfq::seek_mean_v2633(samples, total),
                                           seek_mean_thr_);
 }
@@ -265,7 +388,7 @@ const char* CfqScheduler::decision_name(int d) {
 void CfqScheduler::shadow_check(SchedState& s, int fn, int q, bool mine, bool theirs,
                                 Why* why) const {
   if (shadow_ < 0 || (shadow_fn_ != 0 && fn != shadow_fn_) || mine == theirs) return;
-  if (s.b[gho_] == 0) s.b[gho_] = std::uint8_t(fn);
+  if (differed_.get(s) == 0) differed_.set(s, fn);
   static const char* const kYes[] = {"", "marks it deep", "keeps it deep", "takes a fast sample",
                                      "idles", "judges it seeky"};
   static const char* const kNo[] = {"", "does not mark it deep", "clears deep",
@@ -298,7 +421,7 @@ void CfqScheduler::renumber(SchedState& s) const {
     if (order(s, q)) v.push_back({order(s, q), q});
   std::sort(v.begin(), v.end());
   int k = 1;
-  for (const auto& [o, q] : v) qb(s, q, 1) = std::uint8_t((qb(s, q, 1) & 0xc0) | k++);
+  for (const auto& [o, q] : v) order_.set(s, q, k++);
 }
 
 // cfq_service_tree_add: the queue's tree from its current type; key = now
@@ -318,17 +441,20 @@ void CfqScheduler::cfq_service_tree_add(SchedState& s, int q, bool front) const 
         found = true;
       }
     for (int o = 0; o < nq_; ++o)
-      if (order(s, o) >= at && o != q) qb(s, o, 1) = std::uint8_t(qb(s, o, 1) + 1);
-    qb(s, q, 1) = std::uint8_t((type << 6) | at);
+      if (order(s, o) >= at && o != q) order_.set(s, o, order(s, o) + 1);
+    tree_type_.set(s, q, type);
+    order_.set(s, q, at);
   } else {
-    qb(s, q, 1) = std::uint8_t((cfqq_type(s, q) << 6) | 31);
+    tree_type_.set(s, q, cfqq_type(s, q));
+    order_.set(s, q, 31);
   }
   renumber(s);
 }
 
 void CfqScheduler::cfq_del_cfqq_rr(SchedState& s, int q) const {
   set_qflag(s, q, kOnRr, false);
-  qb(s, q, 1) = 0;
+  tree_type_.set(s, q, 0);
+  order_.set(s, q, 0);
   renumber(s);
 }
 
@@ -338,7 +464,7 @@ void CfqScheduler::cfq_insert_request(SchedState& s, int rq, bool at_head, bool 
                                       Why* why) const {
   const int q = t_.info(rq).proc;
   t_.set_flag(s, rq, kInserted, true);
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   if (at_head || requeue) {
     // elv_requeue_request / at-head: the request queue's dispatch list,
     // ahead of everything CFQ holds.
@@ -365,9 +491,8 @@ void CfqScheduler::cfq_update_io_thinktime(SchedState& s, int q) const {
   const int elapsed = std::min<int>(ttime_since(s, q), 2 * slice_idle_);
   const int n = (7 * ttime_samples(s, q) + 256) / 8;
   const int total = (7 * ttime_total(s, q) + 256 * elapsed) / 8;
-  qb(s, q, 7) = sat(n);
-  qb(s, q, 8) = std::uint8_t(total & 255);
-  qb(s, q, 9) = std::uint8_t(total >> 8);
+  ttime_samples_.set(s, q, sat(n));
+  set_ttime_total(s, q, total & 0xffff);
 }
 
 void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
@@ -377,22 +502,21 @@ void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
   if (shadow_seek_bytes_ == 1) {  // the shadow's seek_history, as the rework keeps it
     const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational, t_.info(rq).size,
                                                   sdist, nonrot_size_, seek_thr_);
-    s.b[sqo(q)] = std::uint8_t(((s.b[sqo(q)] << 1) | int(bit)) & ((1 << seek_window_) - 1));
+    shadow_seek_.set(s, q, ((shadow_seek(s, q) << 1) | int(bit)) & ((1 << seek_window_) - 1) & 255);
   } else if (shadow_seek_bytes_ == 3) {  // the shadow's EWMA, as 2.6.33 keeps it
-    const int n0 = s.b[sqo(q)], t0 = s.b[sqo(q) + 1] | (s.b[sqo(q) + 2] << 8);
+    const int n0 = shadow_seek(s, q), t0 = shadow_seek_total(s, q);
     const int d = cfq::seek_sdist_clamped_v2633(n0, cfq::seek_mean_v2633(n0, t0), sdist,
                                                 seek_mean_thr_);
     const int t1 = cfq::seek_total_next_v2633(t0, d);
-    s.b[sqo(q)] = sat(cfq::seek_samples_next_v2633(n0));
-    s.b[sqo(q) + 1] = std::uint8_t(t1 & 255);
-    s.b[sqo(q) + 2] = std::uint8_t(t1 >> 8);
+    shadow_seek_.set(s, q, sat(cfq::seek_samples_next_v2633(n0)));
+    set_shadow_seek_total(s, q, t1 & 0xffff);
   }
   if (history_seek()) {
     // 3.1: seek_history <<= 1, the new bit by size (non-rot) or distance.
     const bool bit = cfq::seek_bit_v31<bool, int>(!t_.workload().dev.rotational, t_.info(rq).size,
                                                   sdist, nonrot_size_, seek_thr_);
     const int mask = (1 << seek_window_) - 1;
-    qb(s, q, 3) = std::uint8_t(((seek_history(s, q) << 1) | int(bit)) & mask);
+    seek_.set(s, q, ((seek_history(s, q) << 1) | int(bit)) & mask & 255);
     return;
   }
   // 2.6.33: clamp, then EWMA of samples and total; mean = total / samples.
@@ -400,9 +524,8 @@ void CfqScheduler::cfq_update_io_seektime(SchedState& s, int q, int rq) const {
   sdist = cfq::seek_sdist_clamped_v2633(samples, seek_mean(s, q), sdist, seek_mean_thr_);
   const int n = cfq::seek_samples_next_v2633(samples);
   const int total = cfq::seek_total_next_v2633(seek_total(s, q), sdist);
-  qb(s, q, 3) = sat(n);
-  qb(s, q, 4) = std::uint8_t(total & 255);
-  qb(s, q, 5) = std::uint8_t(total >> 8);
+  seek_.set(s, q, sat(n));
+  set_seek_total(s, q, total & 0xffff);
 }
 
 void CfqScheduler::cfq_update_idle_window(SchedState& s, int q, Why* why) const {
@@ -435,12 +558,12 @@ void CfqScheduler::cfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const
   cfq_update_io_thinktime(s, q);
   cfq_update_io_seektime(s, q, rq);
   cfq_update_idle_window(s, q, why);
-  qb(s, q, 2) = sat(t_.sector(rq) + t_.info(rq).size);
+  last_pos_.set(s, q, sat(t_.sector(rq) + t_.info(rq).size));
   set_qflag(s, q, kHasPos, true);
   if (q == active(s)) {
     if (qflag(s, q, kWaitRequest)) {
       if (t_.info(rq).size > 1 || busy_queues(s) > 1) {
-        s.b[off_ + 5] = 0;  // cfq_del_timer
+        idle_timer_.set(s, 0);  // cfq_del_timer
         set_qflag(s, q, kWaitRequest, false);
         say(why, "{} was idled on: idle timer cancelled", qname(q));
       } else {
@@ -483,7 +606,7 @@ bool CfqScheduler::cfq_should_preempt(SchedState& s, int q, int rq, Why* why) co
 void CfqScheduler::cfq_preempt_queue(SchedState& s, int q, Why* why) const {
   const int old_type = cfqq_type(s, active(s));
   cfq_slice_expired(s, true, why);
-  if (v31() && old_type != cfqq_type(s, q)) s.b[off_ + 7] = 0;  // saved_workload_slice = 0
+  if (v31() && old_type != cfqq_type(s, q)) workload_left_.set(s, 0);  // saved_workload_slice = 0
   cfq_service_tree_add(s, q, true);
 }
 
@@ -492,11 +615,12 @@ void CfqScheduler::cfq_preempt_queue(SchedState& s, int q, Why* why) const {
 void CfqScheduler::cfq_set_active_queue(SchedState& s, int q, Why* why) const {
   set_active(s, q);
   if (q < 0) return;
-  s.b[off_ + 1] = kSliceNew;  // slice_new, not wait_busy
-  s.b[off_ + 2] = 0;
-  s.b[off_ + 3] = 0;
-  s.b[off_ + 4] = 0;  // slice_dispatch
-  s.b[off_ + 5] = 0;  // cfq_del_timer
+  set_dflag(s, kSliceNew, true);  // slice_new, not wait_busy
+  set_dflag(s, kWaitBusy, false);
+  slice_left_.set(s, 0);
+  slice_elapsed_.set(s, 0);
+  slice_dispatch_.set(s, 0);  // slice_dispatch
+  idle_timer_.set(s, 0);  // cfq_del_timer
   set_qflag(s, q, kWaitRequest, false);
   set_qflag(s, q, kMustDispatch, false);
   if (detector_runs()) set_qflag(s, q, kSampling, false);  // seeky_dispatch_start = 0
@@ -508,11 +632,11 @@ void CfqScheduler::cfq_set_active_queue(SchedState& s, int q, Why* why) const {
 void CfqScheduler::cfq_slice_expired(SchedState& s, bool, Why* why) const {
   const int q = active(s);
   if (q < 0) return;
-  s.b[off_ + 5] = 0;  // cfq_del_timer
+  idle_timer_.set(s, 0);  // cfq_del_timer
   set_qflag(s, q, kWaitRequest, false);
-  dflags(s) = std::uint8_t(dflags(s) & ~kWaitBusy);
+  set_dflag(s, kWaitBusy, false);
   // cfq_group_served: the workload slice left is saved (0 once expired).
-  if (workload_left(s) <= 1) s.b[off_ + 7] = 0;
+  if (workload_left(s) <= 1) workload_left_.set(s, 0);
   if (qflag(s, q, kOnRr) && queued(s, q) == 0)
     cfq_del_cfqq_rr(s, q);
   else if (qflag(s, q, kOnRr))
@@ -538,9 +662,9 @@ void CfqScheduler::choose_service_tree(SchedState& s, Why* why) const {
     prio = RT;
   else if (busy_queues(s, BE))
     prio = BE;
-  s.b[off_ + 6] = std::uint8_t(serving_type(s) | (prio << 2));
+  serving_prio_.set(s, prio);
   if (prio == IDLE) {
-    s.b[off_ + 7] = 2;  // workload_expires = now + 1
+    workload_left_.set(s, 2);  // workload_expires = now + 1
     return;
   }
   const bool force = v31() && original != prio;
@@ -554,7 +678,8 @@ void CfqScheduler::choose_service_tree(SchedState& s, Why* why) const {
         best = order(s, q);
         type = w;
       }
-  s.b[off_ + 6] = std::uint8_t(type | (prio << 2));
+  serving_type_.set(s, type);
+  serving_prio_.set(s, prio);
   const int count = tree_count(s, prio, type);
   int slice = target_latency_ * count / std::max(1, busy_queues(s, prio));
   if (type == ASYNC) {
@@ -564,7 +689,7 @@ void CfqScheduler::choose_service_tree(SchedState& s, Why* why) const {
     slice = std::max(slice, 2 * slice_idle_);
   }
   slice = std::max(slice, 2);  // CFQ_MIN_TT
-  s.b[off_ + 7] = sat(slice + 1);
+  workload_left_.set(s, sat(slice + 1));
   say(why, "choose_service_tree: {} {} workload for {} tick(s)", kPrio[prio], kWl[type], slice);
 }
 
@@ -608,7 +733,7 @@ int CfqScheduler::cfq_select_queue(SchedState& s, Why* why) const {
   if (idle_timer(s)) {
     if (!clock_) {  // no time: the pending timer fires at this queue run
       say(why, "no clock: the idle timer on {} fires now (cfq_idle_slice_timer); NULL", qname(q));
-      s.b[off_ + 5] = 0;
+      idle_timer_.set(s, 0);
       cfq_idle_slice_timer(s);
       return -1;
     }
@@ -687,19 +812,20 @@ void CfqScheduler::cfq_fast_device_detect_start(SchedState& s, int q) const {
   const bool strict = strict_seeky(s, q);
   if (dispatched(s, q) == 0 && strict) {
     set_qflag(s, q, kSampling, true);
-    qb(s, q, 10) = 0;
-    qb(s, q, 11) = 1;
+    sample_elapsed_.set(s, q, 0);
+    sample_count_.set(s, q, 1);
     return;
   }
   if (qflag(s, q, kSampling)) {
     if (!strict) {
       set_qflag(s, q, kSampling, false);
-      qb(s, q, 10) = qb(s, q, 11) = 0;
+      sample_elapsed_.set(s, q, 0);
+      sample_count_.set(s, q, 0);
     } else if (detector_variant() != DeepFixV1 ||
                (shadow_ >= 0 && fast_rule_of(shadow_) && shadow_ != DeepFixV1)) {
       // v1 times single requests; the batch is counted for v2 (also when v2
       // is only the shadow: its decision needs it).
-      qb(s, q, 11) = sat(sample_count(s, q) + 1, 15);
+      sample_count_.set(s, q, sat(sample_count(s, q) + 1, 15));
     }
   }
 }
@@ -717,20 +843,21 @@ void CfqScheduler::cfq_fast_device_detect_end(SchedState& s, int q, Why* why) co
                                                 dv == DeepFixV1 ? 1 : sample_count(s, q));
   if (shadow_ >= 0) shadow_check(s, kFastSample, q, sample_of(variant_), sample_of(shadow_), why);
   const bool was_fast = device_fast(s);
-  if (fast) s.b[off_ + 11] = sat(fast_samples(s) + 1, fast_valid_);
+  if (fast) fast_samples_.set(s, sat(fast_samples(s) + 1, fast_valid_));
   if (ghost_ == 1 && !was_fast && device_fast(s)) {
     // Ghost: the deep flags set before the device was judged fast.
     for (int o = 0; o < nq_; ++o)
-      if (qflag(s, o, kDeep)) s.b[off_ + 14] = std::uint8_t(s.b[off_ + 14] | (1 << o));
+      if (qflag(s, o, kDeep)) stale_deep_.set(s, o, 1);
   }
-  if (ghost_ == 2 && was_fast) s.b[off_ + 12] = fast ? 0 : sat(ghost(s) + 1);
+  if (ghost_ == 2 && was_fast) ghost_v_.set(s, fast ? 0 : sat(ghost(s) + 1));
   say(why,
       "fast device detection: {} drained {} strictly seeky request(s) in {} tick(s): {} "
       "sample ({} of {}{})",
       qname(q), sample_count(s, q), sample_elapsed(s, q), fast ? "fast" : "slow", fast_samples(s),
       fast_valid_, device_fast(s) ? ", the device is judged fast" : "");
   set_qflag(s, q, kSampling, false);
-  qb(s, q, 10) = qb(s, q, 11) = 0;
+  sample_elapsed_.set(s, q, 0);
+  sample_count_.set(s, q, 0);
 }
 
 int CfqScheduler::cfq_dispatch_request(SchedState& s, int q, Why* why) const {
@@ -743,7 +870,7 @@ int CfqScheduler::cfq_dispatch_request(SchedState& s, int q, Why* why) const {
   // cfq_dispatch_insert
   if (detector_runs()) cfq_fast_device_detect_start(s, q);
   t_.set_status(s, rq, St::Idle);
-  s.b[off_ + 13] = sat(t_.sector(rq) + t_.info(rq).size);  // last_position
+  last_position_.set(s, sat(t_.sector(rq) + t_.info(rq).size));  // last_position
   return rq;
 }
 
@@ -762,7 +889,7 @@ int CfqScheduler::cfq_dispatch_requests(SchedState& s, Why* why) const {
   if (q < 0) return -1;
   const int rq = cfq_dispatch_request(s, q, why);
   if (rq < 0) return -1;
-  s.b[off_ + 4] = sat(slice_dispatch(s) + 1);
+  slice_dispatch_.set(s, sat(slice_dispatch(s) + 1));
   set_qflag(s, q, kMustDispatch, false);
   say(why, "{} dispatches {}", qname(q), t_.name(rq));
   const int maxrq = 4 * (8 - t_.workload().procs[std::size_t(q)].level);
@@ -777,7 +904,7 @@ int CfqScheduler::cfq_dispatch_requests(SchedState& s, Why* why) const {
 
 void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
   const int drv = in_driver(s);
-  s.b[off_ + 10] = sat(std::max<int>(est_depth(s), drv));
+  est_depth_.set(s, sat(std::max<int>(est_depth(s), drv)));
   if (hw_tag(s) == 1) return;
   const int a = active(s);
   const bool aiw = a >= 0 && qflag(s, a, kIdleWindow);
@@ -785,9 +912,9 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
   if (!cfq::hw_tag_sample<bool, int>(rq_queued(s), drv, aiw, load, hw_queue_min_)) return;
   (void)q;
   const int n = hw_tag_samples(s);
-  s.b[off_ + 9] = sat(n + 1, hw_tag_samples_ + 1);
+  hw_tag_samples_v_.set(s, sat(n + 1, hw_tag_samples_ + 1));
   if (n < hw_tag_samples_) return;
-  s.b[off_ + 8] = cfq::hw_tag_value<bool, int>(est_depth(s), hw_queue_min_) ? 1 : 0;
+  hw_tag_.set(s, cfq::hw_tag_value<bool, int>(est_depth(s), hw_queue_min_) ? 1 : 0);
 }
 
 int CfqScheduler::prio_slice(int q) const {
@@ -803,8 +930,8 @@ void CfqScheduler::cfq_set_prio_slice(SchedState& s, int q) const {
     const int low = std::min(slice, 2 * slice_idle_ * slice / slice_sync_);
     slice = std::max(slice * group_slice / expect, low);
   }
-  s.b[off_ + 2] = sat(slice);
-  s.b[off_ + 3] = 0;
+  slice_left_.set(s, sat(slice));
+  slice_elapsed_.set(s, 0);
 }
 
 bool CfqScheduler::cfq_should_wait_busy(const SchedState& s, int q) const {
@@ -839,7 +966,7 @@ void CfqScheduler::cfq_arm_slice_timer(SchedState& s, Why* why) const {
   if (group && busy_queues(s) > 1) return;
   set_qflag(s, q, kWaitRequest, true);
   const int sl = group ? group_idle_ : slice_idle_;
-  s.b[off_ + 5] = sat(sl);
+  idle_timer_.set(s, sat(sl));
   say(why, "cfq_arm_slice_timer: idle {} tick(s) on {}{}", sl, qname(q),
       group ? " (group_idle)" : "");
 }
@@ -853,17 +980,17 @@ void CfqScheduler::cfq_completed_request(SchedState& s, int rq, Why* why) const 
   t_.set_status(s, rq, St::Done);
   if (detector_runs()) cfq_fast_device_detect_end(s, q, why);
   const bool sync = sync_q(q);
-  if (sync) qb(s, q, 6) = 0;  // last_end_request = now
+  if (sync) ttime_since_.set(s, q, 0);  // last_end_request = now
   if (q == active(s)) {
     const bool empty = queued(s, q) == 0;
     if (dflags(s) & kSliceNew) {
       cfq_set_prio_slice(s, q);
-      dflags(s) = std::uint8_t(dflags(s) & ~kSliceNew);
+      set_dflag(s, kSliceNew, false);
       say(why, "{}'s first completion: slice of {} tick(s)", qname(q), slice_left(s));
     }
     if (cfq_should_wait_busy(s, q)) {
-      s.b[off_ + 2] = sat(slice_idle_ ? slice_idle_ : group_idle_);
-      dflags(s) = std::uint8_t(dflags(s) | kWaitBusy);
+      slice_left_.set(s, sat(slice_idle_ ? slice_idle_ : group_idle_));
+      set_dflag(s, kWaitBusy, true);
       say(why, "{} is the only busy queue: wait busy", qname(q));
     }
     if (slice_used(s) || qprio(q) == IDLE) {
@@ -892,25 +1019,26 @@ void CfqScheduler::cfq_idle_slice_timer(SchedState& s) const {
 
 void CfqScheduler::timer(SchedState& s, Why* why) const {
   for (int q = 0; q < nq_; ++q) {
-    if (qflag(s, q, kCreated)) qb(s, q, 6) = sat(ttime_since(s, q) + 1, 2 * slice_idle_);
-    if (qflag(s, q, kSampling)) qb(s, q, 10) = sat(sample_elapsed(s, q) + 1, 15);
+    if (qflag(s, q, kCreated)) ttime_since_.set(s, q, sat(ttime_since(s, q) + 1, 2 * slice_idle_));
+    if (qflag(s, q, kSampling)) sample_elapsed_.set(s, q, sat(sample_elapsed(s, q) + 1, 15));
   }
   if (active(s) >= 0 && !(dflags(s) & kSliceNew)) {
-    if (slice_left(s)) s.b[off_ + 2] = std::uint8_t(slice_left(s) - 1);
-    s.b[off_ + 3] = sat(slice_elapsed(s) + 1, 2 * slice_sync_ + 1);
+    if (slice_left(s)) slice_left_.set(s, slice_left(s) - 1);
+    slice_elapsed_.set(s, sat(slice_elapsed(s) + 1, 2 * slice_sync_ + 1));
   }
-  if (workload_left(s)) s.b[off_ + 7] = std::uint8_t(workload_left(s) - 1);
+  if (workload_left(s)) workload_left_.set(s, workload_left(s) - 1);
   if (ghost_ == 1) {
     // Ghost: ticks during which a deep flag set before the device was
     // judged fast is still set (a cleared flag leaves the mask).
-    std::uint8_t stale = 0;
-    for (int q = 0; q < nq_; ++q)
-      if (qflag(s, q, kDeep)) stale = std::uint8_t(stale | (s.b[off_ + 14] & (1 << q)));
-    s.b[off_ + 14] = stale;
-    s.b[off_ + 12] = stale ? sat(ghost(s) + 1) : 0;
+    bool stale = false;
+    for (int q = 0; q < nq_; ++q) {
+      stale_deep_.set(s, q, qflag(s, q, kDeep) && stale_deep(s, q));
+      stale = stale || stale_deep(s, q);
+    }
+    ghost_v_.set(s, stale ? sat(ghost(s) + 1) : 0);
   }
   if (idle_timer(s)) {
-    s.b[off_ + 5] = std::uint8_t(idle_timer(s) - 1);
+    idle_timer_.set(s, idle_timer(s) - 1);
     if (!idle_timer(s)) {
       if (why) *why += " cfq_idle_slice_timer fires;";
       cfq_idle_slice_timer(s);
@@ -985,7 +1113,7 @@ std::string CfqScheduler::summary(const SchedState& s) const {
   if (ghost_ == 1) {
     out += fmt::format(" stale_deep_ticks={}", ghost(s));
     for (int q = 0; q < nq_; ++q)
-      if (s.b[off_ + 14] & (1 << q)) out += fmt::format(" (stale deep: {})", qname(q));
+      if (stale_deep(s, q)) out += fmt::format(" (stale deep: {})", qname(q));
   }
   if (ghost_ == 2) out += fmt::format(" slow_samples_since_fast={}", ghost(s));
   for (int q = 0; q < nq_; ++q) out += fmt::format(" {}[{}]", qname(q), qtext(s, q));

@@ -42,6 +42,8 @@
 // next queue run (a NULL dispatch that changes the state), as in bfq.
 #pragma once
 
+#include <bit>
+
 #include "model/sched/scheduler.hpp"
 
 namespace blkmc::sched {
@@ -63,13 +65,18 @@ class CfqScheduler {
   static constexpr bool kFifoPerClass = false;
   static const char* summary();
 
-  CfqScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
-
-  // kDev + kQ per queue; with shadow=V the ghost area of same-decisions:
-  // one byte (the first decision that differed, 0: none) and, when V keeps
-  // seekiness the other way (2.6.33's EWMA vs the rework's history), V's
-  // seek state per queue.
-  std::size_t bytes() const { return gho_ - off_ + shadow_bytes(); }
+  CfqScheduler(int variant, const Params& p, const RqTable& t);
+  // Its variables: cfqd's (the active queue, slice_new and wait_busy, the
+  // slice, the idle timer, the serving class and workload type, hw_tag, the
+  // fast-device detector, last_position; with ghost_check the ghost counter,
+  // with ghost_check=1 a per-queue stale-deep bit) and per queue (the block
+  // "cfqq", one per process) its flags, service-tree order and type, seek
+  // state (3.1: seek_history; 2.6.33: samples and a 16-bit total), think
+  // time and fast-device sample. With shadow=V the ghosts of same-decisions:
+  // the first decision that differed and, when V keeps seekiness the other
+  // way (2.6.33's EWMA vs the rework's history), V's seek state per queue.
+  void declare(Schema& sc) const;
+  void resolve(const Schema& sc);
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     cfq_insert_request(s, rq, at_head, requeue, why);
@@ -87,7 +94,6 @@ class CfqScheduler {
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
-  std::vector<std::string> variable_names() const { return {"cfqd"}; }
 
   int variant() const { return variant_; }
   bool v31() const { return variant_ >= V31rc5; }
@@ -115,49 +121,53 @@ class CfqScheduler {
   int shadow() const { return shadow_; }
   int shadow_fn() const { return shadow_fn_; }
   // The first decision that differed from the shadow's (0: none yet).
-  int differed(const SchedState& s) const { return shadow_ >= 0 ? s.b[gho_] : 0; }
+  int differed(const SchedState& s) const { return shadow_ >= 0 ? differed_.get(s) : 0; }
   // The shadow variant's verdicts on the current state.
   bool shadow_seeky(const SchedState& s, int q) const;
   bool shadow_should_idle(const SchedState& s, int q) const;
 
-  // --- state accessors (device) ---
-  int active(const SchedState& s) const { return int(s.b[off_]) - 1; }  // -1: none
-  std::uint8_t& dflags(SchedState& s) const { return s.b[off_ + 1]; }
-  std::uint8_t dflags(const SchedState& s) const { return s.b[off_ + 1]; }
-  std::uint8_t slice_left(const SchedState& s) const { return s.b[off_ + 2]; }
-  std::uint8_t slice_elapsed(const SchedState& s) const { return s.b[off_ + 3]; }
-  std::uint8_t slice_dispatch(const SchedState& s) const { return s.b[off_ + 4]; }
-  std::uint8_t idle_timer(const SchedState& s) const { return s.b[off_ + 5]; }  // 0: not pending
-  int serving_type(const SchedState& s) const { return s.b[off_ + 6] & 3; }
-  int serving_prio(const SchedState& s) const { return (s.b[off_ + 6] >> 2) & 3; }
+  // --- state accessors (device): slots of the schema ---
+  int active(const SchedState& s) const { return active_.get(s); }  // -1: none
+  // kSliceNew | kWaitBusy
+  int dflags(const SchedState& s) const {
+    return (slice_new_.test(s) ? kSliceNew : 0) | (wait_busy_.test(s) ? kWaitBusy : 0);
+  }
+  int slice_left(const SchedState& s) const { return slice_left_.get(s); }
+  int slice_elapsed(const SchedState& s) const { return slice_elapsed_.get(s); }
+  int slice_dispatch(const SchedState& s) const { return slice_dispatch_.get(s); }
+  int idle_timer(const SchedState& s) const { return idle_timer_.get(s); }  // 0: not pending
+  int serving_type(const SchedState& s) const { return serving_type_.get(s); }
+  int serving_prio(const SchedState& s) const { return serving_prio_.get(s); }
   // workload_expires - now + 1; 0: expired.
-  std::uint8_t workload_left(const SchedState& s) const { return s.b[off_ + 7]; }
-  int hw_tag(const SchedState& s) const { return s.b[off_ + 8] == 255 ? -1 : s.b[off_ + 8]; }
-  std::uint8_t hw_tag_samples(const SchedState& s) const { return s.b[off_ + 9]; }
-  std::uint8_t est_depth(const SchedState& s) const { return s.b[off_ + 10]; }
-  std::uint8_t fast_samples(const SchedState& s) const { return s.b[off_ + 11]; }
-  std::uint8_t ghost(const SchedState& s) const { return s.b[off_ + 12]; }
-  std::uint8_t last_position(const SchedState& s) const { return s.b[off_ + 13]; }
-  // Ghost (ghost_check=1): the queues whose deep flag predates CFQD_FAST.
-  std::uint8_t stale_deep(const SchedState& s) const { return s.b[off_ + 14]; }
+  int workload_left(const SchedState& s) const { return workload_left_.get(s); }
+  int hw_tag(const SchedState& s) const { return hw_tag_.get(s); }
+  int hw_tag_samples(const SchedState& s) const { return hw_tag_samples_v_.get(s); }
+  int est_depth(const SchedState& s) const { return est_depth_.get(s); }
+  int fast_samples(const SchedState& s) const { return fast_samples_.get(s); }
+  int ghost(const SchedState& s) const { return ghost_ != 0 ? ghost_v_.get(s) : 0; }
+  int last_position(const SchedState& s) const { return last_position_.get(s); }
+  // Ghost (ghost_check=1): queue q's deep flag predates CFQD_FAST.
+  bool stale_deep(const SchedState& s, int q) const { return ghost_ == 1 && stale_deep_.test(s, q); }
   // --- per queue (one per process) ---
-  std::uint8_t qflags(const SchedState& s, int q) const { return s.b[qo(q)]; }
-  bool qflag(const SchedState& s, int q, std::uint8_t f) const { return s.b[qo(q)] & f; }
-  int order(const SchedState& s, int q) const { return s.b[qo(q) + 1] & 31; }  // 0: off tree
-  int tree_type(const SchedState& s, int q) const { return s.b[qo(q) + 1] >> 6; }
-  std::uint8_t last_pos(const SchedState& s, int q) const { return s.b[qo(q) + 2]; }
-  std::uint8_t seek_history(const SchedState& s, int q) const { return s.b[qo(q) + 3]; }
-  std::uint8_t seek_samples(const SchedState& s, int q) const { return s.b[qo(q) + 3]; }
+  int qflags(const SchedState& s, int q) const;
+  bool qflag(const SchedState& s, int q, std::uint8_t f) const {
+    return qflag_[std::countr_zero(unsigned(f))].test(s, q);
+  }
+  int order(const SchedState& s, int q) const { return order_.get(s, q); }  // 0: off tree
+  int tree_type(const SchedState& s, int q) const { return tree_type_.get(s, q); }
+  int last_pos(const SchedState& s, int q) const { return last_pos_.get(s, q); }
+  int seek_history(const SchedState& s, int q) const { return seek_.get(s, q); }
+  int seek_samples(const SchedState& s, int q) const { return seek_.get(s, q); }
   int seek_total(const SchedState& s, int q) const {
-    return s.b[qo(q) + 4] | (s.b[qo(q) + 5] << 8);
+    return history_seek() ? 0 : seek_total_lo_.get(s, q) | (seek_total_hi_.get(s, q) << 8);
   }
-  std::uint8_t ttime_since(const SchedState& s, int q) const { return s.b[qo(q) + 6]; }
-  std::uint8_t ttime_samples(const SchedState& s, int q) const { return s.b[qo(q) + 7]; }
+  int ttime_since(const SchedState& s, int q) const { return ttime_since_.get(s, q); }
+  int ttime_samples(const SchedState& s, int q) const { return ttime_samples_.get(s, q); }
   int ttime_total(const SchedState& s, int q) const {
-    return s.b[qo(q) + 8] | (s.b[qo(q) + 9] << 8);
+    return ttime_total_lo_.get(s, q) | (ttime_total_hi_.get(s, q) << 8);
   }
-  std::uint8_t sample_elapsed(const SchedState& s, int q) const { return s.b[qo(q) + 10]; }
-  std::uint8_t sample_count(const SchedState& s, int q) const { return s.b[qo(q) + 11]; }
+  int sample_elapsed(const SchedState& s, int q) const { return sample_elapsed_.get(s, q); }
+  int sample_count(const SchedState& s, int q) const { return sample_count_.get(s, q); }
 
   // --- derived ---
   bool sync_q(int q) const;
@@ -181,22 +191,34 @@ class CfqScheduler {
   bool cfq_should_idle(const SchedState& s, int q) const;
 
  private:
-  std::size_t shadow_bytes() const {
-    return shadow_ >= 0 ? 1 + std::size_t(nq_) * std::size_t(shadow_seek_bytes_) : 0;
+  // The shadow's own seek state of queue q (history; 2.6.33: samples and
+  // the 16-bit total).
+  int shadow_seek(const SchedState& s, int q) const { return shadow_seek_.get(s, q); }
+  int shadow_seek_total(const SchedState& s, int q) const {
+    return shadow_seek_total_lo_.get(s, q) | (shadow_seek_total_hi_.get(s, q) << 8);
   }
-  // The shadow's own seek state of queue q (history: 1 byte; 2.6.33: samples
-  // and the 16-bit total).
-  std::size_t sqo(int q) const { return gho_ + 1 + std::size_t(shadow_seek_bytes_ * q); }
+  void set_shadow_seek_total(SchedState& s, int q, int v) const {
+    shadow_seek_total_lo_.set(s, q, v & 255);
+    shadow_seek_total_hi_.set(s, q, v >> 8);
+  }
+  void set_seek_total(SchedState& s, int q, int v) const {
+    seek_total_lo_.set(s, q, v & 255);
+    seek_total_hi_.set(s, q, v >> 8);
+  }
+  void set_ttime_total(SchedState& s, int q, int v) const {
+    ttime_total_lo_.set(s, q, v & 255);
+    ttime_total_hi_.set(s, q, v >> 8);
+  }
+  void set_dflag(SchedState& s, std::uint8_t f, bool on) const {
+    (f == kSliceNew ? slice_new_ : wait_busy_).set(s, on);
+  }
   // same-decisions: records a decision `fn` of this variant (mine) against
   // the shadow's (theirs) on the same inputs; the first difference sticks.
   void shadow_check(SchedState& s, int fn, int q, bool mine, bool theirs, Why* why) const;
   // cfq_should_idle as a decision the model takes (checked against the shadow).
   bool should_idle_taken(SchedState& s, int q, Why* why) const;
-  static constexpr std::size_t kDev = 16, kQ = 12;
-  std::size_t qo(int q) const { return off_ + kDev + kQ * std::size_t(q); }
-  std::uint8_t& qb(SchedState& s, int q, std::size_t i) const { return s.b[qo(q) + i]; }
   void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
-  void set_active(SchedState& s, int q) const { s.b[off_] = std::uint8_t(q + 1); }
+  void set_active(SchedState& s, int q) const { active_.set(s, q); }
   std::string qname(int q) const;
   std::string qtext(const SchedState& s, int q) const;
 
@@ -230,13 +252,19 @@ class CfqScheduler {
   int prio_slice(int q) const;
 
   const RqTable& t_;
-  std::size_t off_;
+  ByteVar active_, slice_left_, slice_elapsed_, slice_dispatch_, idle_timer_, serving_type_,
+      serving_prio_, workload_left_, hw_tag_, hw_tag_samples_v_, est_depth_, fast_samples_,
+      ghost_v_, last_position_, differed_;
+  BitVar slice_new_, wait_busy_, stale_deep_;
+  BitVar qflag_[8];  // kOnRr .. kCreated, by bit
+  ByteVar order_, tree_type_, last_pos_, seek_, seek_total_lo_, seek_total_hi_, ttime_since_,
+      ttime_samples_, ttime_total_lo_, ttime_total_hi_, sample_elapsed_, sample_count_;
+  ByteVar shadow_seek_, shadow_seek_total_lo_, shadow_seek_total_hi_;
   int variant_, nq_;
   int slice_sync_, slice_async_, slice_idle_, group_idle_, quantum_, target_latency_;
   int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
   int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
   int shadow_, shadow_fn_, shadow_seek_bytes_;
-  std::size_t gho_;  // where the shadow's ghost area starts
   bool clock_;  // without a clock the idle timer fires at the next queue run
 };
 

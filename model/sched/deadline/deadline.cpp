@@ -98,10 +98,8 @@ const char* DeadlineScheduler::summary() {
          "writes_starved, expiry and priority aging, over a workload and a blk-mq device";
 }
 
-DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable& t,
-                                     std::size_t offset)
+DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable& t)
     : t_(t),
-      off_(offset),
       variant_(variant),
       fifo_batch_(p.at("fifo_batch")),
       writes_starved_(p.at("writes_starved")),
@@ -113,10 +111,45 @@ DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable
   age_cap_ = std::max({read_expire_, write_expire_, prio_aging_expire_, 1});
 }
 
+void DeadlineScheduler::declare(Schema& sc) const {
+  sc.enumeration("last_dir", {kDir[READ], kDir[WRITE]});
+  sc.integer("batching", 0, 255);
+  sc.integer("starved", 0, 255);
+  const int prio = sc.block("dd_prio", 3);  // RT, BE, IDLE
+  sc.integer("dd_queued", -128, 127, prio);
+  if (uses_next_rq()) {
+    sc.integer("next_rq_read", -1, kMaxRqs - 1, prio);
+    sc.integer("next_rq_write", -1, kMaxRqs - 1, prio);
+  } else {
+    sc.integer("latest_pos_read", 0, 255, prio);
+    sc.integer("latest_pos_write", 0, 255, prio);
+  }
+  if (shadow_ >= 0) sc.bit("dd_differed");
+}
+
+void DeadlineScheduler::resolve(const Schema& sc) {
+  auto byte = [&](const std::string& n) { return sc.byte_var(sc.find(n)); };
+  last_dir_ = byte("last_dir");
+  batching_ = byte("batching");
+  starved_ = byte("starved");
+  queued_ = byte("dd_queued");
+  const std::string pos = uses_next_rq() ? "next_rq" : "latest_pos";
+  pos_[READ] = byte(pos + "_read");
+  pos_[WRITE] = byte(pos + "_write");
+  pos_bias_ = uses_next_rq() ? 1 : 0;
+  if (shadow_ >= 0) differed_ = sc.bit_var(sc.find("dd_differed"));
+}
+
 // dd_init_sched: kzalloc, then last_dir = DD_WRITE.
 void DeadlineScheduler::init(SchedState& s) const {
-  for (std::size_t i = 0; i < bytes(); ++i) s.b[off_ + i] = 0;
-  last_dir(s) = WRITE;
+  set_last_dir(s, WRITE);
+  set_batching(s, 0);
+  set_starved(s, 0);
+  for (int p = RT; p <= IDLE; ++p) {
+    queued_.set(s, p, 0);
+    for (int d = READ; d <= WRITE; ++d) set_pos(s, p, d, 0);
+  }
+  if (shadow_ >= 0) differed_.set(s, 0);
 }
 
 // dd_queued() is a u32 difference in the kernel: a negative count reads as huge.
@@ -127,7 +160,7 @@ std::string DeadlineScheduler::queued_text(const SchedState& s, int prio) const 
 
 void DeadlineScheduler::add_queued(SchedState& s, int prio, int delta) const {
   const int v = std::clamp(dd_queued(s, prio) + delta, -128, 127);
-  s.b[off_ + 9 + prio] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v));
+  queued_.set(s, prio, v);
 }
 
 bool DeadlineScheduler::accounting_ok(const SchedState& s) const {
@@ -227,7 +260,7 @@ void DeadlineScheduler::dd_insert_request(SchedState& s, int rq, bool at_head, b
   t_.set_flag(s, rq, kInserted, true);
   // Requeues go back at head in 6.18 (blk_mq_requeue_work), at tail before.
   const bool head = at_head || (requeue && (variant_ == V6_18 || variant_ == HeadRequest));
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   t_.set_flag(s, rq, kNoFifoTime, false);
   if (head) {
     t_.set_status(s, rq, St::SchedHead);
@@ -278,16 +311,16 @@ bool DeadlineScheduler::dd_has_work(const SchedState& s) const {
 void DeadlineScheduler::deadline_move_request(SchedState& s, int prio, int rq) const {
   if (uses_next_rq()) {
     const int latter = deadline_latter_request(s, rq);
-    pos(s, prio, READ) = 0;
-    pos(s, prio, WRITE) = 0;
-    pos(s, prio, t_.dir(rq)) = static_cast<std::uint8_t>(latter + 1);
+    set_pos(s, prio, READ, 0);
+    set_pos(s, prio, WRITE, 0);
+    set_pos(s, prio, t_.dir(rq), latter + 1);
   }
   t_.set_status(s, rq, St::Idle);  // the caller hands it to blk-mq
 }
 
 // dd_start_request: latest_pos[dir] = blk_rq_pos(rq) (6.18).
 void DeadlineScheduler::dd_start_request(SchedState& s, int dir, int rq) const {
-  if (!uses_next_rq()) pos(s, t_.prio(rq), dir) = static_cast<std::uint8_t>(t_.sector(rq));
+  if (!uses_next_rq()) set_pos(s, t_.prio(rq), dir, t_.sector(rq));
 }
 
 int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_age, Why* why) const {
@@ -336,7 +369,7 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
     const int mine = request_of(c);
     const int theirs = request_of(dd::dd_choose(shadow_ == HeadRequest, view));
     if (mine != theirs) {
-      s.b[off_ + 12] = 1;
+      differed_.set(s, 1);
       say(why, "(shadow {} would take {})", variants()[std::size_t(shadow_)].name,
           theirs < 0 ? std::string("nothing") : fmt::format("{}", RqName{&t_, theirs}));
     }
@@ -350,7 +383,7 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
     say(why, "{}: batch continues in {} ({} of {}): {}", P, kDir[data_dir], batching(s) + 1,
         fifo_batch_, RqName{&t_, rq});
   } else {
-    starved(s) = static_cast<std::uint8_t>(c.starved);
+    set_starved(s, c.starved);
     if (has_r && has_w && c.write)
       say(why, "{}: new batch: writes starved {} >= {}: WRITE", P, was, writes_starved_);
     else if (has_r && has_w)
@@ -377,15 +410,15 @@ int DeadlineScheduler::__dd_dispatch_request(SchedState& s, int prio, int min_ag
       say(why, "next in sector order {}", RqName{&t_, rq});
     }
     if (rq < 0) return -1;
-    last_dir(s) = static_cast<std::uint8_t>(data_dir);
-    batching(s) = 0;
+    set_last_dir(s, data_dir);
+    set_batching(s, 0);
   }
   // dispatch_request:
   if (started_after(s, rq, min_age)) {
     say(why, "{} is younger than prio_aging_expire: NULL", RqName{&t_, rq});
     return -1;
   }
-  batching(s) = static_cast<std::uint8_t>(batching(s) + 1);
+  set_batching(s, batching(s) + 1);
   deadline_move_request(s, prio, rq);
   dd_start_request(s, data_dir, rq);
   return rq;

@@ -59,11 +59,14 @@ class DeadlineScheduler {
   static constexpr bool kFifoPerClass = true;
   static const char* summary();
 
-  DeadlineScheduler(int variant, const Params& p, const RqTable& t, std::size_t offset);
+  DeadlineScheduler(int variant, const Params& p, const RqTable& t);
 
-  // 12 bytes, and with shadow=V a ghost byte: a dispatch choice differed
-  // from V's (same-choice).
-  std::size_t bytes() const { return shadow_ >= 0 ? 13 : 12; }
+  // Its variables: last_dir, batching, starved; per priority (the block
+  // "dd_prio": RT, BE, IDLE) dd_queued and latest_pos[dir] or next_rq[dir];
+  // with shadow=V a ghost bit: a dispatch choice differed from V's
+  // (same-choice).
+  void declare(Schema& sc) const;
+  void resolve(const Schema& sc);
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     dd_insert_request(s, rq, at_head, requeue, why);
@@ -77,37 +80,35 @@ class DeadlineScheduler {
   int age_cap() const { return age_cap_; }
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
-  std::vector<std::string> variable_names() const { return {"dd"}; }
 
   static std::vector<PropInfo> extra_props();
-  bool violates_extra(int i, const SchedState& s) const {
-    return i == 0 && shadow_ >= 0 && s.b[off_ + 12] != 0;
-  }
+  bool violates_extra(int i, const SchedState& s) const { return i == 0 && differed(s); }
 
   int variant() const { return variant_; }
   int fifo_batch() const { return fifo_batch_; }
   int writes_starved() const { return writes_starved_; }
   int prio_aging_expire() const { return prio_aging_expire_; }
 
-  // --- state accessors ---
-  std::uint8_t last_dir(const SchedState& s) const { return s.b[off_]; }
-  std::uint8_t& last_dir(SchedState& s) const { return s.b[off_]; }
-  std::uint8_t batching(const SchedState& s) const { return s.b[off_ + 1]; }
-  std::uint8_t& batching(SchedState& s) const { return s.b[off_ + 1]; }
-  std::uint8_t starved(const SchedState& s) const { return s.b[off_ + 2]; }
-  std::uint8_t& starved(SchedState& s) const { return s.b[off_ + 2]; }
+  // --- state accessors: slots of the schema, resolved once ---
+  int last_dir(const SchedState& s) const { return last_dir_.get(s); }
+  void set_last_dir(SchedState& s, int v) const { last_dir_.set(s, v); }
+  int batching(const SchedState& s) const { return batching_.get(s); }
+  void set_batching(SchedState& s, int v) const { batching_.set(s, v); }
+  int starved(const SchedState& s) const { return starved_.get(s); }
+  void set_starved(SchedState& s, int v) const { starved_.set(s, v); }
   // latest_pos[prio][dir] (v6.18, head-request); next_rq[prio][dir] as
-  // request id + 1, 0 = NULL (prio-5.14, prio-5.16).
-  std::uint8_t pos(const SchedState& s, int prio, int dir) const {
-    return s.b[off_ + 3 + 2 * prio + dir];
+  // request id + 1, 0 = NULL (prio-5.14, prio-5.16; the variable holds the
+  // id, -1 = NULL).
+  int pos(const SchedState& s, int prio, int dir) const {
+    return pos_[dir].get(s, prio) + pos_bias_;
   }
-  std::uint8_t& pos(SchedState& s, int prio, int dir) const {
-    return s.b[off_ + 3 + 2 * prio + dir];
+  void set_pos(SchedState& s, int prio, int dir, int v) const {
+    pos_[dir].set(s, prio, v - pos_bias_);
   }
   // dd_queued(prio) = stats.inserted - stats.completed (signed, saturating).
-  int dd_queued(const SchedState& s, int prio) const {
-    return static_cast<std::int8_t>(s.b[off_ + 9 + prio]);
-  }
+  int dd_queued(const SchedState& s, int prio) const { return queued_.get(s, prio); }
+  // shadow=V: a dispatch choice differed from V's.
+  bool differed(const SchedState& s) const { return shadow_ >= 0 && differed_.test(s); }
   bool uses_next_rq() const { return variant_ == Prio5_14 || variant_ == Prio5_16; }
 
   // --- the kernel's helpers, on the model's state ---
@@ -137,7 +138,9 @@ class DeadlineScheduler {
   }
 
   const RqTable& t_;
-  std::size_t off_;
+  ByteVar last_dir_, batching_, starved_, pos_[2], queued_;
+  BitVar differed_;
+  int pos_bias_ = 0;
   int variant_, fifo_batch_, writes_starved_, read_expire_, write_expire_, prio_aging_expire_;
   int age_cap_, shadow_;
 };

@@ -16,7 +16,7 @@ const char* NoneScheduler::summary() {
   return "no I/O scheduler (`none`): arrival order, over a workload and a blk-mq device";
 }
 
-NoneScheduler::NoneScheduler(int variant, const Params&, const RqTable& t, std::size_t) : t_(t) {
+NoneScheduler::NoneScheduler(int variant, const Params&, const RqTable& t) : t_(t) {
   if (variant != 0) throw UsageError("none: bad variant index");
 }
 
@@ -24,7 +24,7 @@ void NoneScheduler::insert(SchedState& s, int rq, bool at_head, bool requeue, Wh
   at_head = at_head || requeue;  // blk_mq_requeue_work: BLK_MQ_INSERT_AT_HEAD
   t_.set_flag(s, rq, kInserted, true);
   t_.set_status(s, rq, at_head ? St::SchedHead : St::Sched);
-  t_.age(s, rq) = 0;
+  t_.set_age(s, rq, 0);
   if (why)
     *why += fmt::format("blk_mq_insert_request: {} at the {} of the software queue", t_.name(rq),
                         at_head ? "head" : "tail");

@@ -17,8 +17,9 @@ class NoneScheduler {
   static constexpr bool kFifoPerClass = false;
   static const char* summary();
 
-  NoneScheduler(int variant, const Params&, const RqTable& t, std::size_t offset);
-  std::size_t bytes() const { return 0; }
+  NoneScheduler(int variant, const Params&, const RqTable& t);
+  void declare(Schema&) const {}  // no variables of its own
+  void resolve(const Schema&) {}
   void init(SchedState&) const {}
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const;
   int dispatch(SchedState& s, Why* why) const;
@@ -30,7 +31,6 @@ class NoneScheduler {
   int age_cap() const { return 1; }
   std::string summary(const SchedState&) const { return "none"; }
   nlohmann::json json(const SchedState&) const { return nlohmann::json::object(); }
-  std::vector<std::string> variable_names() const { return {}; }
 
  private:
   const RqTable& t_;
