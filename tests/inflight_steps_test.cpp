@@ -76,11 +76,11 @@ TEST_CASE("inflight: initial state, layout and parameters") {
   CHECK(m.rd_flags(s) == 0);
   CHECK(m.reader_actor() == 2);
   CHECK_FALSE(m.finished(s));
-  // 2 bytes per submitter + counters + 8 reader bytes.
-  CHECK(m.state_bytes() == 4 + 3 + 8);
-  CHECK(M(M::TagWalkV1, defaults()).state_bytes() == 4 + 8);
-  CHECK(M(M::Percpu, defaults()).state_bytes() == 4 + 6 + 8);
-  CHECK(M(M::Be835694, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() == 8 + 12 + 8);
+  // 3 bytes per submitter + counters + 7 reader bytes and a byte of 6 flags.
+  CHECK(m.state_bytes() == 6 + 3 + 8);
+  CHECK(M(M::TagWalkV1, defaults()).state_bytes() == 6 + 8);
+  CHECK(M(M::Percpu, defaults()).state_bytes() == 6 + 6 + 8);
+  CHECK(M(M::Be835694, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() == 12 + 12 + 8);
   CHECK(M(M::Percpu, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() <= State::capacity);
   CHECK(m.read_elements() == 1);
   CHECK(M(M::B0d97557, defaults()).read_elements() == 2);  // one per driver tag
@@ -421,13 +421,23 @@ TEST_CASE("inflight: violates() reads the sticky flags") {
                                               {M::kOverBound, M::LiveReadBounded},
                                               {M::kNegative, M::NeverNegative},
                                               {M::kMissedQueued, M::QuiescentCountsQueued}};
-  for (const auto& [flag, prop] : map) {
+  auto with_flag = [&](std::uint8_t flag) {
     State f = s;
-    m.rd_flags(f) = flag;
+    M::View v(m, f);
+    v.set_live(flag == M::kLive);
+    v.set_part_wrong(flag == M::kPartWrong);
+    v.set_part0_wrong(flag == M::kPart0Wrong);
+    v.set_over_bound(flag == M::kOverBound);
+    v.set_negative(flag == M::kNegative);
+    v.set_missed_queued(flag == M::kMissedQueued);
+    CHECK(m.rd_flags(f) == flag);
+    return f;
+  };
+  for (const auto& [flag, prop] : map) {
+    const State f = with_flag(flag);
     for (int p = 0; p < 7; ++p) CHECK(m.violates(p, f) == (p == prop));
   }
-  State live = s;
-  m.rd_flags(live) = M::kLive;
+  const State live = with_flag(M::kLive);
   for (int p = 0; p < 7; ++p) CHECK_FALSE(m.violates(p, live));
 }
 
@@ -511,29 +521,33 @@ TEST_CASE("inflight: footprints") {
   const M pc(M::Percpu, defaults());
   const int r = pc.reader_actor();
   const auto names = pc.variable_names();
-  REQUIRE(names.size() == 2 + 6 + 1);
-  CHECK(names[0] == "submitter0");
-  CHECK(names.back() == "reader");
+  // pc, target, round per submitter; a counter per target and CPU; 13 reader variables.
+  REQUIRE(names.size() == 3 * 2 + 6 + 13);
+  CHECK(names[0] == "pc[0]");
+  CHECK(names[2] == "target[0]");
+  CHECK(names.back() == "not_submitted_count");
   const State s0 = pc.initial();
   const Footprint f = pc.footprint(s0, submit(0, 2, 1));
-  CHECK(f.writes.test(std::size_t(var_index(pc, "submitter0"))));
+  for (const char* n : {"pc[0]", "target[0]", "round[0]"}) CHECK(f.writes.test(std::size_t(var_index(pc, n))));
+  CHECK_FALSE(f.writes.test(std::size_t(var_index(pc, "pc[1]"))));
   CHECK(f.writes.test(std::size_t(var_index(pc, "in_flight[sda2]@cpu1"))));
   CHECK(f.writes.test(std::size_t(var_index(pc, "in_flight[sda]@cpu1"))));
   CHECK_FALSE(f.writes.test(std::size_t(var_index(pc, "in_flight[sda]@cpu0"))));
-  CHECK_FALSE(f.writes.test(std::size_t(var_index(pc, "reader"))));  // no read in progress
-  CHECK(f.writes.count() == 3);
+  CHECK_FALSE(f.writes.test(std::size_t(var_index(pc, "live"))));  // no read in progress
+  CHECK(f.writes.count() == 3 + 2);
   // Submissions on different CPUs are independent; on one CPU they share part0's counter.
   CHECK(f.independent_of(pc.footprint(s0, submit(1, 1, 0))));
   CHECK_FALSE(f.independent_of(pc.footprint(s0, submit(1, 1, 1))));
   // During a read every submitter step touches the reader's ghost.
   const State rd = run(pc, s0, step(r, M::READ, 0));
-  CHECK(pc.footprint(rd, submit(0, 1, 0)).writes.test(std::size_t(var_index(pc, "reader"))));
+  CHECK(pc.footprint(rd, submit(0, 1, 0)).writes.test(std::size_t(var_index(pc, "live"))));
+  CHECK(pc.footprint(rd, submit(0, 1, 0)).writes.test(std::size_t(var_index(pc, "seen"))));
   const Footprint fv = pc.footprint(rd, step(r, M::VISIT, 1));
   CHECK(fv.reads.test(std::size_t(var_index(pc, "in_flight[sda]@cpu1"))));
   CHECK_FALSE(fv.reads.test(std::size_t(var_index(pc, "in_flight[sda]@cpu0"))));
   // tag walks: no counters; a visit reads the tag's submitter.
   const M tw(M::B0d97557, defaults());
-  REQUIRE(tw.variable_names().size() == 3);
+  REQUIRE(tw.variable_names().size() == 3 * 2 + 13);
   const Footprint a = tw.footprint(tw.initial(), submit(0, 1));
   const Footprint b = tw.footprint(tw.initial(), submit(1, 1));
   CHECK(a.independent_of(b));

@@ -85,9 +85,12 @@ TEST_CASE("integrity: info, initial state and layout") {
   REQUIRE(succ.size() == 1);
   CHECK(succ[0].first == step(M::kSubmitter, M::SUBMIT));
 
-  CHECK(M(0, params(1, 0)).state_bytes() == 23);
-  CHECK(M(0, params(3, 0)).state_bytes() == 29);
-  CHECK(M(0, params(3, 0, 1, 1)).state_bytes() == 32);
+  // The schema's layout: a byte per submitter field, disk piece, context
+  // field, work, remaining (split), bio field, buffer field and end_io_count;
+  // the booleans packed.
+  CHECK(M(0, params(1, 0)).state_bytes() == 21 + 2);
+  CHECK(M(0, params(3, 0)).state_bytes() == 29 + 2);
+  CHECK(M(0, params(3, 0, 1, 1)).state_bytes() == 37 + 3);
   CHECK(M(0, params(M::kMaxLevels, 1, 1, 1)).state_bytes() <= State::capacity);
   CHECK(m.nbios() == 3);
   CHECK(m.bottom() == 2);
@@ -468,7 +471,8 @@ TEST_CASE("integrity: violates() reads the ghosts; free-once also catches a leak
   const State s = m.initial();
   auto with = [&](std::uint8_t f) {
     State t = s;
-    m.flags(t) = f;
+    m.set_flags(t, f);
+    CHECK(m.flags(t) == (f & 0x7f));
     return t;
   };
   CHECK(m.violates(M::VerifyOnceAtPrepLevel, with(M::kBadVerify)));
@@ -481,10 +485,10 @@ TEST_CASE("integrity: violates() reads the ghosts; free-once also catches a leak
   CHECK_FALSE(m.violates(M::VerifyOnceAtPrepLevel, with(M::kOwnerFreed)));
   CHECK_FALSE(m.violates(M::FreeOnce, with(M::kBadVerify | M::kEndioMismatch)));
   State twice = s;
-  m.verified(twice, 1) = 2;
+  m.set_verified(twice, 1, 2);
   CHECK(m.violates(M::VerifyOnceAtPrepLevel, twice));
   State e = s;
-  m.endio_count(e) = 2;
+  m.set_endio_count(e, 2);
   CHECK(m.violates(M::EndioOnce, e));
   CHECK_FALSE(m.violates(M::Deadlock, with(0xff)));
   CHECK_FALSE(m.violates(M::Progress, with(0xff)));
@@ -495,10 +499,10 @@ TEST_CASE("integrity: violates() reads the ghosts; free-once also catches a leak
   REQUIRE(m.finished(f));
   CHECK_FALSE(m.violates(M::FreeOnce, f));
   State leak = f;
-  m.bip(leak, 1) = M::L_LIVE;
+  m.set_bip(leak, 1, M::L_LIVE);
   CHECK(m.violates(M::FreeOnce, leak));
   State leak2 = f;
-  m.buf(leak2, 0) = M::L_LIVE | M::kBufBlock;
+  m.set_buf(leak2, 0, M::L_LIVE | M::kBufBlock);
   CHECK(m.violates(M::FreeOnce, leak2));
 }
 
@@ -618,16 +622,21 @@ TEST_CASE("integrity: footprints name the bios a step touches") {
   const M m(M::StopAbusing, params(3, 1, 1, 1));
   const State s = m.initial();
   const Footprint c = m.footprint(s, step(M::kSubmitter, M::CLONE, 1));
-  CHECK(c.reads.test(std::size_t(var_index(m, "bio[1]"))));
-  CHECK(c.writes.test(std::size_t(var_index(m, "bio[2]"))));
-  CHECK_FALSE(c.writes.test(std::size_t(var_index(m, "bio[1]"))));
+  for (const char* n : {"sector[1]", "bip[1]", "buffer[1]", "bi_end_io[1]"})
+    CHECK(c.reads.test(std::size_t(var_index(m, n))));
+  for (const char* n : {"sector[2]", "bip[2]", "bip_block_integrity[2]", "bip_end_io[2]"})
+    CHECK(c.writes.test(std::size_t(var_index(m, n))));
+  CHECK_FALSE(c.writes.test(std::size_t(var_index(m, "sector[1]"))));
   const Footprint v = m.footprint(s, step(M::kWorker, M::VERIFY, 3));
-  CHECK(v.writes.test(std::size_t(var_index(m, "bio[3]"))));
-  CHECK(v.reads.test(std::size_t(var_index(m, "irq-split"))));  // data arrived?
+  CHECK(v.writes.test(std::size_t(var_index(m, "bip[3]"))));
+  CHECK(v.reads.test(std::size_t(var_index(m, "disk[1]"))));  // data arrived?
   const Footprint k = m.footprint(s, step(M::kIrqSplit, M::COMPLETE, 3));
-  CHECK(k.writes.test(std::size_t(var_index(m, "irq-split"))));
+  CHECK(k.writes.test(std::size_t(var_index(m, "disk[1]"))));
+  CHECK(k.writes.test(std::size_t(var_index(m, "next[2]"))));  // the split irq's context
   CHECK_FALSE(k.independent_of(v));
-  CHECK(m.variable_names().size() == 9 + 4);
+  // submitter 2, pieces 2, contexts 3 x 2, kintegrityd 2, remaining, 4 bios x 6,
+  // 2 buffers x 5, ghost 8.
+  CHECK(m.variable_names().size() == 2 + 2 + 6 + 2 + 1 + 24 + 10 + 8);
 }
 
 TEST_CASE("integrity: describe, summary and state_json") {

@@ -1,8 +1,51 @@
 #include "model/inflight/inflight.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace blkmc {
+
+std::string inflight::part_name(int t) { return t == 0 ? std::string("sda") : fmt::format("sda{}", t); }
+
+Schema inflight::schema(const Config& c, SchemaIds* ids) {
+  Schema sc;
+  SchemaIds id{};
+  const int maxc = std::min(c.nsub * c.rounds, kMaxCount);
+  std::vector<std::string> parts;
+  for (int t = 0; t <= c.parts; ++t) parts.push_back(part_name(t));
+  const int sub = sc.block("submitters", c.nsub), rd = sc.group("reader");
+  id.pc = sc.enumeration("pc", {std::begin(kPcNames), std::end(kPcNames)}, sub);
+  id.target = sc.enumeration("target", parts, sub);
+  id.round = sc.integer("round", 0, c.rounds, sub);
+  // The counters, top level: state_json nests them as in_flight (per CPU
+  // an array), which a block of objects cannot say.
+  id.cnt0 = -1;
+  if (!c.uses_tag_walk())
+    for (int t = 0; t <= c.parts; ++t)
+      for (int cpu = 0; cpu < c.ncnt_cpu(); ++cpu) {
+        const int v = sc.integer(c.uses_percpu() ? fmt::format("in_flight[{}]@cpu{}", parts[std::size_t(t)], cpu)
+                                                 : fmt::format("in_flight[{}]", parts[std::size_t(t)]),
+                                 -maxc, maxc);
+        if (t == 0 && cpu == 0) id.cnt0 = v;
+      }
+  id.pos = sc.integer("pos", 0, c.read_elements(), rd);
+  id.done = sc.integer("done", 0, c.reads, rd);
+  id.rd_target = sc.enumeration("target", parts, rd);
+  id.sum = sc.integer("sum", -maxc, maxc, rd);
+  id.sum0 = sc.integer("sum_part0", -maxc, maxc, rd);
+  id.seen = sc.integer("seen", 0, maxc, rd);
+  id.seen0 = sc.integer("seen_part0", 0, maxc, rd);
+  id.live = sc.boolean("live", rd);
+  id.part_wrong = sc.boolean("part_wrong", rd);
+  id.part0_wrong = sc.boolean("part0_wrong", rd);
+  id.over_bound = sc.boolean("over_bound", rd);
+  id.negative = sc.boolean("negative", rd);
+  id.missed_queued = sc.boolean("not_submitted_count", rd);
+  sc.layout();
+  if (ids) *ids = id;
+  return sc;
+}
 
 const ModelInfo& InflightModel::static_info() {
   static const ModelInfo info{
@@ -95,21 +138,35 @@ InflightModel::InflightModel(int variant, const Params& p)
   if (variant < 0 || variant > Be835694) throw UsageError("inflight: bad variant index");
   if (target_ > parts_)
     throw UsageError(fmt::format("inflight: target {} but only {} partitions", target_, parts_));
-  off_sub_ = 0;
-  off_cnt_ = off_sub_ + 2 * std::size_t(nsub_);
-  const std::size_t ncnt = uses_tag_walk() ? 0 : std::size_t(parts_ + 1) * ncnt_cpu();
-  off_rd_ = off_cnt_ + ncnt;
-  nbytes_ = off_rd_ + 8;
+  inflight::SchemaIds id{};
+  schema_ = inflight::schema(cfg_, &id);
+  if (schema_.bytes() > State::capacity) throw std::logic_error("inflight: state larger than State");
+  // At the maxima: 4 x 3 submitter, 4 x 3 counter and 13 reader variables.
+  if (schema_.size() > int(Footprint::kMaxVars))
+    throw std::logic_error("inflight: more variables than a Footprint holds");
+  const Schema& sc = schema_;
+  pc_ = sc.byte_var(id.pc), sub_target_ = sc.byte_var(id.target), round_ = sc.byte_var(id.round);
+  pos_ = sc.byte_var(id.pos), done_ = sc.byte_var(id.done), rd_target_ = sc.byte_var(id.rd_target);
+  sum_ = sc.byte_var(id.sum), sum0_ = sc.byte_var(id.sum0);
+  seen_ = sc.byte_var(id.seen), seen0_ = sc.byte_var(id.seen0);
+  live_ = sc.bit_var(id.live), part_wrong_ = sc.bit_var(id.part_wrong);
+  part0_wrong_ = sc.bit_var(id.part0_wrong), over_bound_ = sc.bit_var(id.over_bound);
+  negative_ = sc.bit_var(id.negative), missed_queued_ = sc.bit_var(id.missed_queued);
+  if (id.cnt0 >= 0)
+    for (int i = 0; i < (parts_ + 1) * ncnt_cpu(); ++i) {
+      cnt_[std::size_t(i)] = sc.byte_var(id.cnt0 + i);
+      cnt_index_[std::size_t(i)] = sc.index(id.cnt0 + i);
+    }
+  for (int sub = 0; sub < nsub_; ++sub)
+    for (int v : {id.pc, id.target, id.round}) sub_vars_[std::size_t(sub)].set(std::size_t(sc.index(v, sub)));
+  for (int v = id.pos; v <= id.missed_queued; ++v) reader_vars_.set(std::size_t(sc.index(v)));
 }
 
 InflightModel::State InflightModel::initial() const {
+  // Every variable 0: submitters idle (SUBMIT), counters and the reader clear.
   State s{};
-  for (int sub = 0; sub < nsub_; ++sub) set_pc(s, sub, SUBMIT);
+  schema_.set_values(s, std::vector<int>(std::size_t(schema_.size()), 0));
   return s;
-}
-
-std::string InflightModel::target_name(int t) const {
-  return t == 0 ? std::string("sda") : fmt::format("sda{}", t);
 }
 
 int InflightModel::truth(const State& s, int t) const { return inflight::truth(cfg_, view(s), t); }
@@ -265,47 +322,39 @@ std::string InflightModel::describe(const State& s, const Step& st) const {
   }
 }
 
-std::vector<std::string> InflightModel::variable_names() const {
-  std::vector<std::string> v;
-  for (int sub = 0; sub < nsub_; ++sub) v.push_back(fmt::format("submitter{}", sub));
-  if (!uses_tag_walk())
-    for (int t = 0; t <= parts_; ++t)
-      for (int c = 0; c < ncnt_cpu(); ++c)
-        v.push_back(uses_percpu() ? fmt::format("in_flight[{}]@cpu{}", target_name(t), c)
-                                  : fmt::format("in_flight[{}]", target_name(t)));
-  v.push_back("reader");
-  return v;
-}
+std::vector<std::string> InflightModel::variable_names() const { return schema_.element_names(); }
 
 Footprint InflightModel::footprint(const State& s, const Step& st) const {
   Footprint f;
-  const int cnt0 = nsub_;
-  const int rd = nsub_ + (uses_tag_walk() ? 0 : (parts_ + 1) * ncnt_cpu());
-  auto cnt = [&](int t, int c) { return cnt0 + t * ncnt_cpu() + c; };
-  auto touch = [&](int v) {
-    f.reads.set(std::size_t(v));
-    f.writes.set(std::size_t(v));
+  auto cnt = [&](int t, int c) { return std::size_t(cnt_index_[std::size_t(t * ncnt_cpu() + c)]); };
+  auto touch = [&](const Vars& v) {
+    f.reads |= v;
+    f.writes |= v;
+  };
+  auto touch1 = [&](std::size_t i) {
+    f.reads.set(i);
+    f.writes.set(i);
   };
   if (st.actor == nsub_) {
     const int elem = st.action == READ ? 0 : st.arg;
     const int t = st.action == READ ? st.arg : rd_target(s);
-    touch(rd);
-    if (uses_atomic()) f.reads.set(std::size_t(cnt(t, 0)));
-    else if (uses_percpu()) f.reads.set(std::size_t(cnt(t, elem)));
-    else f.reads.set(std::size_t(elem));
+    touch(reader_vars_);
+    if (uses_atomic()) f.reads.set(cnt(t, 0));
+    else if (uses_percpu()) f.reads.set(cnt(t, elem));
+    else f.reads |= sub_vars_[std::size_t(elem)];
     // Beginning and ending a read look at every request (the ghost truth).
     if (elem == 0 || elem + 1 == read_elements())
-      for (int i = 0; i < nsub_; ++i) f.reads.set(std::size_t(i));
+      for (int i = 0; i < nsub_; ++i) f.reads |= sub_vars_[std::size_t(i)];
     return f;
   }
   const int sub = st.actor;
-  touch(sub);
-  if (reading(s)) touch(rd);  // the ghost: live flag, requests seen
+  touch(sub_vars_[std::size_t(sub)]);
+  if (reading(s)) touch(reader_vars_);  // the ghost: live flag, requests seen
   if (!uses_tag_walk() && (st.action == SUBMIT || st.action == COMPLETE)) {
     const int t = st.action == SUBMIT ? (st.arg & 0x0f) : target(s, sub);
     const int c = uses_percpu() ? (st.action == SUBMIT ? st.arg >> 4 : st.arg) : 0;
-    touch(cnt(t, c));
-    if (t != 0 && variant_ != Be835694) touch(cnt(0, c));
+    touch1(cnt(t, c));
+    if (t != 0 && variant_ != Be835694) touch1(cnt(0, c));
   }
   return f;
 }
@@ -329,14 +378,14 @@ std::string InflightModel::summary(const State& s) const {
       out += "]";
     }
   }
-  out += fmt::format(" | reads {}/{}", static_cast<int>(rd_done(s)), reads_);
+  out += fmt::format(" | reads {}/{}", rd_done(s), reads_);
   if (reading(s))
     out += fmt::format(" reading {} next {} sum {}{} seen {}{}", target_name(rd_target(s)),
-                       static_cast<int>(rd_pos(s)), static_cast<int>(rd_acc(s)),
+                       rd_pos(s), rd_acc(s),
                        variant_ == TagWalkDouble && rd_target(s)
-                           ? fmt::format(" sda-sum {}", static_cast<int>(rd_acc0(s)))
+                           ? fmt::format(" sda-sum {}", rd_acc0(s))
                            : std::string(),
-                       static_cast<int>(rd_seen(s)), rd_flags(s) & kLive ? " LIVE" : "");
+                       rd_seen(s), rd_flags(s) & kLive ? " LIVE" : "");
   const std::uint8_t f = rd_flags(s);
   if (f & kPartWrong) out += " PART-WRONG";
   if (f & kPart0Wrong) out += " PART0-WRONG";
@@ -347,13 +396,12 @@ std::string InflightModel::summary(const State& s) const {
 }
 
 nlohmann::json InflightModel::state_json(const State& s) const {
-  nlohmann::json j;
-  auto& subs = j["submitters"] = nlohmann::json::array();
-  for (int sub = 0; sub < nsub_; ++sub)
-    subs.push_back({{"pc", inflight::kPcNames[pc(s, sub)]},
-                    {"round", round(s, sub)},
-                    {"target", target_name(target(s, sub))}});
+  // The schema's json, but the counters nested as before: in_flight, by
+  // target a number (legacy-atomic) or an array over the CPUs (per-CPU).
+  nlohmann::json j = schema_.json(s);
   if (!uses_tag_walk()) {
+    const auto names = variable_names();
+    for (int i = 0; i < (parts_ + 1) * ncnt_cpu(); ++i) j.erase(names[std::size_t(cnt_index_[std::size_t(i)])]);
     auto& cnt = j["in_flight"] = nlohmann::json::object();
     for (int t = 0; t <= parts_; ++t) {
       if (!uses_percpu()) {
@@ -364,20 +412,6 @@ nlohmann::json InflightModel::state_json(const State& s) const {
       for (int c = 0; c < ncpu_; ++c) a.push_back(counter(s, t, c));
     }
   }
-  const std::uint8_t f = rd_flags(s);
-  j["reader"] = {{"done", rd_done(s)},
-                 {"pos", rd_pos(s)},
-                 {"target", target_name(rd_target(s))},
-                 {"sum", rd_acc(s)},
-                 {"sum_part0", rd_acc0(s)},
-                 {"seen", rd_seen(s)},
-                 {"seen_part0", rd_seen0(s)},
-                 {"live", bool(f & kLive)},
-                 {"part_wrong", bool(f & kPartWrong)},
-                 {"part0_wrong", bool(f & kPart0Wrong)},
-                 {"over_bound", bool(f & kOverBound)},
-                 {"negative", bool(f & kNegative)},
-                 {"not_submitted_count", bool(f & kMissedQueued)}};
   return j;
 }
 

@@ -38,20 +38,50 @@
 // (the bound for a live read).
 #pragma once
 
+#include <array>
+#include <bitset>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 #include "model/inflight/inflight_logic.hpp"
 
 namespace blkmc {
+
+namespace inflight {
+// A target's name: 0 the whole disk (sda), t partition t (sdaT).
+std::string part_name(int t);
+
+// The state variables, declared once. Per submitter: pc, target (rq->part)
+// and round; per target and CPU an in_flight counter (one per target in
+// legacy-atomic, none in the tag walks); the reader's position, reads done,
+// target, partial sums, requests seen and flags (ghost verdicts). `ids`, if
+// given, receives the variable ids (the submitters' target and the reader's
+// target share a name, as in state_json). The counts (counters, sums, seen)
+// range over -nsub x rounds..nsub x rounds, clipped to a byte (127) for the
+// symbolic system of prove, which is sized far past the explorer (4 x 3);
+// inflight::transition_system widens its integers back.
+struct SchemaIds {
+  int pc, target, round;
+  int cnt0;  // the counter of target 0 on CPU 0, then t * ncnt_cpu + cpu; -1 in tag walks
+  int pos, done, rd_target, sum, sum0, seen, seen0;
+  int live, part_wrong, part0_wrong, over_bound, negative, missed_queued;
+};
+Schema schema(const Config& c, SchemaIds* ids = nullptr);
+constexpr int kMaxCount = 127;  // the counts' schema range (see schema())
+}  // namespace inflight
 
 class InflightModel {
  public:
   static constexpr int kMaxParts = 3, kMaxSubmitters = 4, kMaxRounds = 3, kMaxReads = 3,
                        kMaxCpus = 3;
-  // submitters (2 bytes each) + counters ((parts + 1) x cpus) + reader (8 bytes)
-  using State = ByteState<2 * kMaxSubmitters + (kMaxParts + 1) * kMaxCpus + 8>;
+  static constexpr int kMaxCounters = (kMaxParts + 1) * kMaxCpus;
+  // submitters (3 bytes each) + counters ((parts + 1) x cpus) + reader (7
+  // bytes and 6 bits): inflight::schema() lays it out.
+  using State = ByteState<3 * kMaxSubmitters + kMaxCounters + 8>;
 
   // The variants and properties are inflight_logic.hpp's (one list for the
   // explorer and the symbolic semantics).
@@ -67,8 +97,9 @@ class InflightModel {
   // Reader actions: READ begins a read (arg: target) and reads element 0;
   // VISIT reads element arg (a driver tag or a CPU).
   static constexpr std::uint8_t READ = DONE + 1, VISIT = DONE + 2;
-  // Reader flags. kLive: a submitter stepped during the current read. The
-  // others are sticky ghost verdicts, set when a read ends.
+  // Reader flags, as rd_flags() composes them from the reader's booleans.
+  // kLive: a submitter stepped during the current read. The others are
+  // sticky ghost verdicts, set when a read ends.
   static constexpr std::uint8_t kLive = 1, kPartWrong = 2, kPart0Wrong = 4, kOverBound = 8,
                                 kNegative = 16, kMissedQueued = 32;
 
@@ -77,7 +108,7 @@ class InflightModel {
 
   InflightModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return nbytes_; }
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
@@ -109,45 +140,33 @@ class InflightModel {
   // Targets a submitter may choose: first_target()..parts (0 = the whole
   // disk). The reader may read any of 0..parts.
   int first_target() const { return whole_ ? 0 : 1; }
-  std::string target_name(int t) const;
+  std::string target_name(int t) const { return inflight::part_name(t); }
 
-  // --- state accessors (the layout is computed from the parameters) ---
-  std::uint8_t pc(const State& s, int sub) const { return s.b[off_sub_ + 2 * sub] & 0x0f; }
-  std::uint8_t target(const State& s, int sub) const { return s.b[off_sub_ + 2 * sub] >> 4; }
-  void set_pc(State& s, int sub, int p) const {
-    s.b[off_sub_ + 2 * sub] = std::uint8_t((s.b[off_sub_ + 2 * sub] & 0xf0) | p);
-  }
-  void set_target(State& s, int sub, int t) const {
-    s.b[off_sub_ + 2 * sub] = std::uint8_t((s.b[off_sub_ + 2 * sub] & 0x0f) | (t << 4));
-  }
-  std::uint8_t& round(State& s, int sub) const { return s.b[off_sub_ + 2 * sub + 1]; }
-  std::uint8_t round(const State& s, int sub) const { return s.b[off_sub_ + 2 * sub + 1]; }
-  // The in_flight counter of part t on CPU c (the atomic counter: c = 0).
-  std::int8_t counter(const State& s, int t, int c) const {
-    return static_cast<std::int8_t>(s.b[off_cnt_ + t * ncnt_cpu() + c]);
-  }
-  void add_counter(State& s, int t, int c, int d) const {
-    s.b[off_cnt_ + t * ncnt_cpu() + c] = static_cast<std::uint8_t>(counter(s, t, c) + d);
-  }
-  std::uint8_t& rd_pos(State& s) const { return s.b[off_rd_]; }
-  std::uint8_t rd_pos(const State& s) const { return s.b[off_rd_]; }
-  std::uint8_t& rd_done(State& s) const { return s.b[off_rd_ + 1]; }
-  std::uint8_t rd_done(const State& s) const { return s.b[off_rd_ + 1]; }
-  std::uint8_t& rd_target(State& s) const { return s.b[off_rd_ + 2]; }
-  std::uint8_t rd_target(const State& s) const { return s.b[off_rd_ + 2]; }
+  // --- state accessors: slots of inflight::schema(), resolved once ---
+  const Schema& schema() const { return schema_; }
+  int pc(const State& s, int sub) const { return pc_.get(s, sub); }
+  int target(const State& s, int sub) const { return sub_target_.get(s, sub); }
+  int round(const State& s, int sub) const { return round_.get(s, sub); }
+  // The in_flight counter of part t on CPU c (the atomic counter: c = 0;
+  // none in the tag walks).
+  int counter(const State& s, int t, int c) const { return cnt_[std::size_t(t * ncnt_cpu() + c)].get(s); }
+  int rd_pos(const State& s) const { return pos_.get(s); }
+  int rd_done(const State& s) const { return done_.get(s); }
+  int rd_target(const State& s) const { return rd_target_.get(s); }
   // Partial sums: for the target, and (tag-walk-double) for part0.
-  std::int8_t rd_acc(const State& s) const { return static_cast<std::int8_t>(s.b[off_rd_ + 3]); }
-  void set_rd_acc(State& s, int v) const { s.b[off_rd_ + 3] = static_cast<std::uint8_t>(v); }
-  std::int8_t rd_acc0(const State& s) const { return static_cast<std::int8_t>(s.b[off_rd_ + 4]); }
-  void set_rd_acc0(State& s, int v) const { s.b[off_rd_ + 4] = static_cast<std::uint8_t>(v); }
+  int rd_acc(const State& s) const { return sum_.get(s); }
+  int rd_acc0(const State& s) const { return sum0_.get(s); }
   // Ghost: distinct requests inside the accounting window during this read,
   // for the target and for the whole disk.
-  std::uint8_t& rd_seen(State& s) const { return s.b[off_rd_ + 5]; }
-  std::uint8_t rd_seen(const State& s) const { return s.b[off_rd_ + 5]; }
-  std::uint8_t& rd_seen0(State& s) const { return s.b[off_rd_ + 6]; }
-  std::uint8_t rd_seen0(const State& s) const { return s.b[off_rd_ + 6]; }
-  std::uint8_t& rd_flags(State& s) const { return s.b[off_rd_ + 7]; }
-  std::uint8_t rd_flags(const State& s) const { return s.b[off_rd_ + 7]; }
+  int rd_seen(const State& s) const { return seen_.get(s); }
+  int rd_seen0(const State& s) const { return seen0_.get(s); }
+  // The reader's booleans as the k* flags.
+  std::uint8_t rd_flags(const State& s) const {
+    return std::uint8_t((live_.test(s) ? kLive : 0) | (part_wrong_.test(s) ? kPartWrong : 0) |
+                        (part0_wrong_.test(s) ? kPart0Wrong : 0) |
+                        (over_bound_.test(s) ? kOverBound : 0) | (negative_.test(s) ? kNegative : 0) |
+                        (missed_queued_.test(s) ? kMissedQueued : 0));
+  }
   bool reading(const State& s) const { return rd_pos(s) != 0; }
   bool reader_done(const State& s) const { return rd_done(s) >= reads_ && !reading(s); }
 
@@ -175,60 +194,61 @@ class InflightModel {
   // variant's code computes it: {for the target, for part0 (double only)}.
   std::pair<int, int> element_value(const State& s, int t, int e) const;
 
- // The concrete view the templates of inflight_logic.hpp run on: the
-  // ByteState's fields as int/bool (the reader flags as bools).
-  class View {
+  // The concrete views the templates of inflight_logic.hpp run on: the
+  // state's variables as int and bool. ConstView reads (guards,
+  // properties); View also writes (steps).
+  class ConstView {
    public:
-    View(const InflightModel& m, State& s) : m_(m), s_(s) {}
+    ConstView(const InflightModel& m, const State& s) : m_(m), s_(s) {}
     static int ic(int v) { return v; }
     static bool bc(bool v) { return v; }
-    int pc(int sub) const { return m_.pc(s_, sub); }
-    int target(int sub) const { return m_.target(s_, sub); }
-    int round(int sub) const { return m_.round(s_, sub); }
+    int pc(int sub) const { return m_.pc_.get(s_, sub); }
+    int target(int sub) const { return m_.sub_target_.get(s_, sub); }
+    int round(int sub) const { return m_.round_.get(s_, sub); }
     int counter(int t, int c) const { return m_.counter(s_, t, c); }
-    int rd_pos() const { return m_.rd_pos(s_); }
-    int rd_done() const { return m_.rd_done(s_); }
-    int rd_target() const { return m_.rd_target(s_); }
-    int rd_acc() const { return m_.rd_acc(s_); }
-    int rd_acc0() const { return m_.rd_acc0(s_); }
-    int rd_seen() const { return m_.rd_seen(s_); }
-    int rd_seen0() const { return m_.rd_seen0(s_); }
-    bool live() const { return flag(kLive); }
-    bool part_wrong() const { return flag(kPartWrong); }
-    bool part0_wrong() const { return flag(kPart0Wrong); }
-    bool over_bound() const { return flag(kOverBound); }
-    bool negative() const { return flag(kNegative); }
-    bool missed_queued() const { return flag(kMissedQueued); }
+    int rd_pos() const { return m_.pos_.get(s_); }
+    int rd_done() const { return m_.done_.get(s_); }
+    int rd_target() const { return m_.rd_target_.get(s_); }
+    int rd_acc() const { return m_.sum_.get(s_); }
+    int rd_acc0() const { return m_.sum0_.get(s_); }
+    int rd_seen() const { return m_.seen_.get(s_); }
+    int rd_seen0() const { return m_.seen0_.get(s_); }
+    bool live() const { return m_.live_.test(s_); }
+    bool part_wrong() const { return m_.part_wrong_.test(s_); }
+    bool part0_wrong() const { return m_.part0_wrong_.test(s_); }
+    bool over_bound() const { return m_.over_bound_.test(s_); }
+    bool negative() const { return m_.negative_.test(s_); }
+    bool missed_queued() const { return m_.missed_queued_.test(s_); }
 
-    void set_pc(int sub, int v) { m_.set_pc(s_, sub, v); }
-    void set_target(int sub, int v) { m_.set_target(s_, sub, v); }
-    void set_round(int sub, int v) { m_.round(s_, sub) = std::uint8_t(v); }
-    void set_counter(int t, int c, int v) { m_.add_counter(s_, t, c, v - m_.counter(s_, t, c)); }
-    void set_rd_pos(int v) { m_.rd_pos(s_) = std::uint8_t(v); }
-    void set_rd_done(int v) { m_.rd_done(s_) = std::uint8_t(v); }
-    void set_rd_target(int v) { m_.rd_target(s_) = std::uint8_t(v); }
-    void set_rd_acc(int v) { m_.set_rd_acc(s_, v); }
-    void set_rd_acc0(int v) { m_.set_rd_acc0(s_, v); }
-    void set_rd_seen(int v) { m_.rd_seen(s_) = std::uint8_t(v); }
-    void set_rd_seen0(int v) { m_.rd_seen0(s_) = std::uint8_t(v); }
-    void set_live(bool v) { set_flag(kLive, v); }
-    void set_part_wrong(bool v) { set_flag(kPartWrong, v); }
-    void set_part0_wrong(bool v) { set_flag(kPart0Wrong, v); }
-    void set_over_bound(bool v) { set_flag(kOverBound, v); }
-    void set_negative(bool v) { set_flag(kNegative, v); }
-    void set_missed_queued(bool v) { set_flag(kMissedQueued, v); }
+   protected:
+    const InflightModel& m_;
+    const State& s_;
+  };
+  class View : public ConstView {
+   public:
+    View(const InflightModel& m, State& s) : ConstView(m, s), w_(s) {}
+    void set_pc(int sub, int v) { m_.pc_.set(w_, sub, v); }
+    void set_target(int sub, int v) { m_.sub_target_.set(w_, sub, v); }
+    void set_round(int sub, int v) { m_.round_.set(w_, sub, v); }
+    void set_counter(int t, int c, int v) { m_.cnt_[std::size_t(t * m_.ncnt_cpu() + c)].set(w_, v); }
+    void set_rd_pos(int v) { m_.pos_.set(w_, v); }
+    void set_rd_done(int v) { m_.done_.set(w_, v); }
+    void set_rd_target(int v) { m_.rd_target_.set(w_, v); }
+    void set_rd_acc(int v) { m_.sum_.set(w_, v); }
+    void set_rd_acc0(int v) { m_.sum0_.set(w_, v); }
+    void set_rd_seen(int v) { m_.seen_.set(w_, v); }
+    void set_rd_seen0(int v) { m_.seen0_.set(w_, v); }
+    void set_live(bool v) { m_.live_.set(w_, v); }
+    void set_part_wrong(bool v) { m_.part_wrong_.set(w_, v); }
+    void set_part0_wrong(bool v) { m_.part0_wrong_.set(w_, v); }
+    void set_over_bound(bool v) { m_.over_bound_.set(w_, v); }
+    void set_negative(bool v) { m_.negative_.set(w_, v); }
+    void set_missed_queued(bool v) { m_.missed_queued_.set(w_, v); }
 
    private:
-    bool flag(std::uint8_t f) const { return (m_.rd_flags(s_) & f) != 0; }
-    void set_flag(std::uint8_t f, bool v) {
-      std::uint8_t& b = m_.rd_flags(s_);
-      b = std::uint8_t(v ? (b | f) : (b & ~f));
-    }
-    const InflightModel& m_;
-    State& s_;
+    State& w_;
   };
-  // A read-only view (the guards and properties only read).
-  View view(const State& s) const { return View(*this, const_cast<State&>(s)); }
+  ConstView view(const State& s) const { return ConstView(*this, s); }
   const inflight::Config& config() const { return cfg_; }
 
  private:
@@ -236,16 +256,25 @@ class InflightModel {
 
   int variant_, parts_, nsub_, rounds_, reads_, target_, whole_, ncpu_;
   inflight::Config cfg_;
-  std::size_t off_sub_, off_cnt_, off_rd_, nbytes_;
+  Schema schema_;
+  ByteVar pc_, sub_target_, round_, pos_, done_, rd_target_, sum_, sum0_, seen_, seen0_;
+  std::array<ByteVar, kMaxCounters> cnt_{};
+  BitVar live_, part_wrong_, part0_wrong_, over_bound_, negative_, missed_queued_;
+  // Footprints: the flat indices of each submitter's, the reader's and each
+  // counter's variables.
+  using Vars = std::bitset<Footprint::kMaxVars>;
+  std::array<Vars, kMaxSubmitters> sub_vars_{};
+  Vars reader_vars_;
+  std::array<int, kMaxCounters> cnt_index_{};
 };
 
 template <class F>
 void InflightModel::for_each_successor(const State& s, F&& emit) const {
   State next;
-  const View v = view(s);
+  const ConstView v = view(s);
   const int cpus_for_step = uses_percpu() ? ncpu_ : 1;
   for (int sub = 0; sub < nsub_; ++sub) {
-    const std::uint8_t p = pc(s, sub);
+    const int p = pc(s, sub);
     switch (p) {
       case inflight::DONE:
         break;
@@ -277,7 +306,7 @@ void InflightModel::for_each_successor(const State& s, F&& emit) const {
           View n(*this, next);
           inflight::blk_mq_start_request(cfg_, n, sub);
         }
-        emit(Step{std::uint8_t(sub), p, 0}, next);
+        emit(Step{std::uint8_t(sub), std::uint8_t(p), 0}, next);
         break;
       default:
         if (!inflight::may_free(cfg_, v, sub)) break;
@@ -286,7 +315,7 @@ void InflightModel::for_each_successor(const State& s, F&& emit) const {
           View n(*this, next);
           inflight::blk_mq_free_request(cfg_, n, sub);
         }
-        emit(Step{std::uint8_t(sub), p, 0}, next);
+        emit(Step{std::uint8_t(sub), std::uint8_t(p), 0}, next);
     }
   }
   if (reading(s)) {

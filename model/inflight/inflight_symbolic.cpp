@@ -8,27 +8,18 @@
 namespace blkmc::inflight {
 
 Layout::Layout(const Config& c) {
-  int at = 0;
-  pc0 = at, at += c.nsub;
-  target0 = at, at += c.nsub;
-  round0 = at, at += c.nsub;
+  SchemaIds id{};
+  const Schema sc = schema(c, &id);
+  pc0 = sc.first(id.pc), target0 = sc.first(id.target), round0 = sc.first(id.round);
   ncnt_cpu = c.ncnt_cpu();
-  cnt0 = c.uses_tag_walk() ? -1 : at;
-  if (!c.uses_tag_walk()) at += (c.parts + 1) * ncnt_cpu;
-  rd_pos = at++;
-  rd_done = at++;
-  rd_target = at++;
-  rd_acc = at++;
-  rd_acc0 = at++;
-  rd_seen = at++;
-  rd_seen0 = at++;
-  live = at++;
-  part_wrong = at++;
-  part0_wrong = at++;
-  over_bound = at++;
-  negative = at++;
-  missed_queued = at++;
-  nvars = at;
+  cnt0 = id.cnt0 < 0 ? -1 : sc.first(id.cnt0);
+  rd_pos = sc.first(id.pos), rd_done = sc.first(id.done), rd_target = sc.first(id.rd_target);
+  rd_acc = sc.first(id.sum), rd_acc0 = sc.first(id.sum0);
+  rd_seen = sc.first(id.seen), rd_seen0 = sc.first(id.seen0);
+  live = sc.first(id.live), part_wrong = sc.first(id.part_wrong);
+  part0_wrong = sc.first(id.part0_wrong), over_bound = sc.first(id.over_bound);
+  negative = sc.first(id.negative), missed_queued = sc.first(id.missed_queued);
+  nvars = sc.size();
 }
 
 std::vector<SymAction> actions(const Config& c) {
@@ -124,24 +115,18 @@ std::vector<std::string> lemma_names(const Config& c, int prop) {
 TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
   const Layout l(c);
   TransitionSystem ts;
-  const int maxc = c.nsub * c.rounds;
-  auto add = [&](const std::string& n, bool b, int lo, int hi) { ts.vars.push_back({n, b, lo, hi}); };
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("pc[{}]", s), false, 0, DONE);
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("target[{}]", s), false, 0, c.parts);
-  for (int s = 0; s < c.nsub; ++s) add(fmt::format("round[{}]", s), false, 0, c.rounds);
-  if (!c.uses_tag_walk())
-    for (int t = 0; t <= c.parts; ++t)
-      for (int cpu = 0; cpu < l.ncnt_cpu; ++cpu)
-        add(fmt::format("in_flight[{}]@cpu{}", t, cpu), false, -maxc, maxc);
-  add("rd_pos", false, 0, c.read_elements());
-  add("rd_done", false, 0, c.reads);
-  add("rd_target", false, 0, c.parts);
-  add("rd_acc", false, -maxc, maxc);
-  add("rd_acc0", false, -maxc, maxc);
-  add("rd_seen", false, 0, maxc);
-  add("rd_seen0", false, 0, maxc);
-  for (const char* n : {"live", "part_wrong", "part0_wrong", "over_bound", "negative", "missed_queued"})
-    add(n, true, 0, 1);
+  ts.vars = schema(c).ts_vars();
+  // The counts range over -nsub x rounds..nsub x rounds; the schema clips
+  // them to a byte (kMaxCount), prove's integers are unbounded.
+  {
+    const int maxc = c.nsub * c.rounds;
+    for (int v = 0; v < l.nvars; ++v) {
+      TsVar& x = ts.vars[std::size_t(v)];
+      const bool counter = l.cnt0 >= 0 && v >= l.cnt0 && v < l.rd_pos;
+      if (counter || v == l.rd_acc || v == l.rd_acc0) x.lo = -maxc, x.hi = maxc;
+      if (v == l.rd_seen || v == l.rd_seen0) x.lo = 0, x.hi = maxc;
+    }
+  }
   // Mathematical integers: the lemmas are sums and bounds of counters,
   // which the arithmetic core settles far faster than bit-blasted adders
   // (8 submitters: 0.6 s against 31 s for well-formed), and nothing can wrap.
@@ -193,76 +178,15 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
 }
 
 std::vector<int> frame_values(const InflightModel& m, const InflightModel::State& s) {
-  const Config& c = m.config();
-  const Layout l(c);
-  std::vector<int> v(std::size_t(l.nvars));
-  const InflightModel::View w = m.view(s);
-  auto put = [&](int i, int x) { v[std::size_t(i)] = x; };
-  for (int sub = 0; sub < c.nsub; ++sub) {
-    put(l.pc0 + sub, w.pc(sub));
-    put(l.target0 + sub, w.target(sub));
-    put(l.round0 + sub, w.round(sub));
-  }
-  if (l.cnt0 >= 0)
-    for (int t = 0; t <= c.parts; ++t)
-      for (int cpu = 0; cpu < l.ncnt_cpu; ++cpu) put(l.cnt0 + t * l.ncnt_cpu + cpu, w.counter(t, cpu));
-  put(l.rd_pos, w.rd_pos());
-  put(l.rd_done, w.rd_done());
-  put(l.rd_target, w.rd_target());
-  put(l.rd_acc, w.rd_acc());
-  put(l.rd_acc0, w.rd_acc0());
-  put(l.rd_seen, w.rd_seen());
-  put(l.rd_seen0, w.rd_seen0());
-  put(l.live, w.live());
-  put(l.part_wrong, w.part_wrong());
-  put(l.part0_wrong, w.part0_wrong());
-  put(l.over_bound, w.over_bound());
-  put(l.negative, w.negative());
-  put(l.missed_queued, w.missed_queued());
-  return v;
+  return m.schema().values(s);
 }
 
 std::optional<InflightModel::State> concrete_state(const InflightModel& m, const std::vector<int>& v) {
-  const Config& c = m.config();
-  const Layout l(c);
-  auto at = [&](int i) { return v.at(std::size_t(i)); };
-  auto in = [](int x, int lo, int hi) { return x >= lo && x <= hi; };
-  for (int i = 0; i < l.nvars; ++i) {
-    const bool counter = l.cnt0 >= 0 && i >= l.cnt0 && i < l.rd_pos;
-    const bool signed_byte = counter || i == l.rd_acc || i == l.rd_acc0;
-    if (!(signed_byte ? in(at(i), -128, 127) : in(at(i), 0, 255))) return std::nullopt;
-  }
-  for (int sub = 0; sub < c.nsub; ++sub)
-    if (!in(at(l.pc0 + sub), 0, 15) || !in(at(l.target0 + sub), 0, 15)) return std::nullopt;
+  if (!m.schema().representable(v)) return std::nullopt;
   InflightModel::State s{};
-  InflightModel::View w(m, s);
-  for (int sub = 0; sub < c.nsub; ++sub) {
-    w.set_pc(sub, at(l.pc0 + sub));
-    w.set_target(sub, at(l.target0 + sub));
-    w.set_round(sub, at(l.round0 + sub));
-  }
-  if (l.cnt0 >= 0)
-    for (int t = 0; t <= c.parts; ++t)
-      for (int cpu = 0; cpu < l.ncnt_cpu; ++cpu) w.set_counter(t, cpu, at(l.cnt0 + t * l.ncnt_cpu + cpu));
-  w.set_rd_pos(at(l.rd_pos));
-  w.set_rd_done(at(l.rd_done));
-  w.set_rd_target(at(l.rd_target));
-  w.set_rd_acc(at(l.rd_acc));
-  w.set_rd_acc0(at(l.rd_acc0));
-  w.set_rd_seen(at(l.rd_seen));
-  w.set_rd_seen0(at(l.rd_seen0));
-  w.set_live(at(l.live) != 0);
-  w.set_part_wrong(at(l.part_wrong) != 0);
-  w.set_part0_wrong(at(l.part0_wrong) != 0);
-  w.set_over_bound(at(l.over_bound) != 0);
-  w.set_negative(at(l.negative) != 0);
-  w.set_missed_queued(at(l.missed_queued) != 0);
+  m.schema().set_values(s, v);
   return s;
 }
-
-namespace {
-std::string part_name(int t) { return t == 0 ? std::string("sda") : fmt::format("sda{}", t); }
-}  // namespace
 
 std::string state_text(const Config& c, const std::vector<int>& v) {
   const Layout l(c);

@@ -11,6 +11,12 @@ const char* const kIrqNames[] = {"idle", "pending", "done"};
 const char* const kEndIoNames[] = {"-", "submitter_end_io", "clone_endio", "bio_chain_endio",
                                    "bio_integrity_endio"};
 const char* const kLifeNames[] = {"none", "live", "freed"};
+const char* const kOpNames[] = {"idle", "bio_endio", "end_io"};  // IntegrityModel::Op
+// The ghost flags kBadVerify .. kOwnerFreed, bit by bit.
+const char* const kFlagNames[] = {"bad_verify",     "early_verify",   "endio_mismatch", "double_free",
+                                  "use_after_free", "owner_verified", "owner_freed"};
+// The parts a footprint names (each a set of schema variables).
+enum { FP_SUB, FP_IRQ, FP_WORKER, FP_IRQ_SPLIT, FP_WORK, FP_REM, FP_BUF0, FP_BUF1, FP_GHOST, FP_BIO0 };
 
 void say(std::string* why, const std::string& text) {
   if (why) *why += text;
@@ -93,12 +99,81 @@ IntegrityModel::IntegrityModel(int variant, const Params& p)
       verify_fn_(p.at("verify_fn")),
       split_(p.at("split")) {
   if (variant < 0 || variant > OwnerKeeps) throw UsageError("integrity: bad variant index");
-  nbytes_ = std::size_t(kGlobals + kBioBytes * nbios());
+  schema_ = make_schema(levels_, split_);
+  if (schema_.bytes() > State::capacity) throw std::logic_error("integrity: state larger than State");
+  // At the maxima (6 levels, split): 73 variables.
+  if (schema_.size() > int(Footprint::kMaxVars))
+    throw std::logic_error("integrity: more variables than a Footprint holds");
+  const Schema& sc = schema_;
+  auto byte = [&](const char* n) { return sc.byte_var(sc.find(n)); };
+  auto bit = [&](const char* n) { return sc.bit_var(sc.find(n)); };
+  sub_pc_ = byte("pc"), sub_arg_ = byte("arg"), disk_ = byte("disk"), next_ = byte("next");
+  next_bio_ = byte("next_bio"), work_ = byte("work"), endio_count_ = byte("end_io_count");
+  if (split_) remaining_ = byte("remaining");
+  sector_ = byte("sector"), bip_life_ = byte("bip"), end_io_ = byte("bi_end_io");
+  bip_end_io_ = byte("bip_end_io"), buf_life_ = byte("life"), buf_home_ = byte("home");
+  buf_seed_ = byte("seed"), verified_ = byte("verified");
+  oops_ = bit("oops"), bip_block_ = bit("bip_block_integrity"), bip_buf_ = bit("buffer");
+  buf_block_ = bit("block");
+  for (std::size_t i = 0; i < flag_.size(); ++i) flag_[i] = bit(kFlagNames[i]);
+  // The parts footprint() names, as sets of flat indices.
+  fp_.assign(std::size_t(FP_BIO0 + nbios()), Vars{});
+  auto add = [&](int part, const char* n, int copy = 0) {
+    fp_[std::size_t(part)].set(std::size_t(sc.index(sc.find(n), copy)));
+  };
+  add(FP_SUB, "pc"), add(FP_SUB, "arg");
+  add(FP_IRQ, "disk", 0), add(FP_IRQ, "next", C_IRQ), add(FP_IRQ, "next_bio", C_IRQ);
+  add(FP_WORKER, "next", C_WORKER), add(FP_WORKER, "next_bio", C_WORKER), add(FP_WORKER, "oops");
+  if (split_) {
+    add(FP_IRQ_SPLIT, "disk", 1), add(FP_IRQ_SPLIT, "next", C_IRQ_SPLIT);
+    add(FP_IRQ_SPLIT, "next_bio", C_IRQ_SPLIT), add(FP_REM, "remaining");
+  }
+  add(FP_WORK, "work");
+  for (int i = 0; i < 2; ++i)
+    for (const char* n : {"life", "block", "home", "seed", "verified"}) add(FP_BUF0 + i, n, i);
+  for (const char* n : kFlagNames) add(FP_GHOST, n);
+  add(FP_GHOST, "end_io_count");
+  for (int b = 0; b < nbios(); ++b)
+    for (const char* n : {"sector", "bip", "bip_block_integrity", "buffer", "bi_end_io", "bip_end_io"})
+      add(FP_BIO0 + b, n, b);
+}
+
+Schema IntegrityModel::make_schema(int levels, int split) {
+  Schema sc;
+  const int nbios = levels + split;
+  const int maxsec = kBaseSector + kRemap * (levels - 1) + kSplitSectors;
+  const int sub = sc.group("submitter"), pieces = sc.block("pieces", 1 + split),
+            ctxs = sc.block("contexts", 2 + split), worker = sc.group("kintegrityd"),
+            bios = sc.block("bios", nbios), bufs = sc.block("buffers", 2), ghost = sc.group("ghost");
+  sc.enumeration("pc", {std::begin(kSubPcNames), std::end(kSubPcNames)}, sub);
+  sc.integer("arg", 0, nbios, sub);
+  // state_json shows pieces and contexts as irq, irq_split and kintegrityd's next.
+  sc.enumeration("disk", {std::begin(kIrqNames), std::end(kIrqNames)}, pieces);
+  sc.enumeration("next", {std::begin(kOpNames), std::end(kOpNames)}, ctxs);
+  sc.integer("next_bio", 0, nbios - 1, ctxs);
+  sc.boolean("oops", worker);
+  sc.integer("work", 0, (1 << nbios) - 1, worker);
+  if (split) sc.integer("remaining", 0, 2);
+  sc.integer("sector", 0, maxsec, bios);
+  sc.enumeration("bip", {std::begin(kLifeNames), std::end(kLifeNames)}, bios);
+  sc.boolean("bip_block_integrity", bios);
+  sc.bit("buffer", bios);
+  sc.enumeration("bi_end_io", {std::begin(kEndIoNames), std::end(kEndIoNames)}, bios);
+  sc.enumeration("bip_end_io", {std::begin(kEndIoNames), std::end(kEndIoNames)}, bios);
+  sc.enumeration("life", {std::begin(kLifeNames), std::end(kLifeNames)}, bufs);
+  sc.boolean("block", bufs);
+  sc.integer("home", 0, nbios - 1, bufs);
+  sc.integer("seed", 0, maxsec, bufs);
+  sc.integer("verified", 0, nbios, bufs);
+  for (const char* n : kFlagNames) sc.boolean(n, ghost);
+  sc.integer("end_io_count", 0, nbios, ghost);
+  sc.layout();
+  return sc;
 }
 
 IntegrityModel::State IntegrityModel::initial() const {
   State s{};
-  sub_pc(s) = S_SUBMIT;
+  set_sub_pc(s, S_SUBMIT);
   return s;
 }
 
@@ -122,13 +197,13 @@ bool IntegrityModel::data_arrived(const State& s, int bio) const {
 // submit_bio of bio 0. With owner=1 the submitter (dm-crypt) has attached its
 // own payload: bio_integrity_alloc + bio_integrity_add_page of its buffer.
 void IntegrityModel::submit_bio(State& s, Why why) const {
-  sector(s, 0) = kBaseSector;
+  set_sector(s, 0, kBaseSector);
   set_end_io(s, 0, E_SUBMITTER, E_NONE);
   if (owner_) {
-    bip(s, 0) = L_LIVE;
-    buf(s, 0) = L_LIVE;  // submitter-owned: no kBufBlock
-    buf_home(s, 0) = 0;
-    buf_seed(s, 0) = kBaseSector;
+    set_bip(s, 0, L_LIVE);
+    set_buf(s, 0, L_LIVE);  // submitter-owned: no kBufBlock
+    set_buf_home(s, 0, 0);
+    set_buf_seed(s, 0, kBaseSector);
     say(why, fmt::format("submit_bio(bio 0, READ, sector {}) with the submitter's own payload "
                          "(bio_integrity_alloc + add_page of its buffer, seed {}, no "
                          "BIP_BLOCK_INTEGRITY)",
@@ -137,8 +212,8 @@ void IntegrityModel::submit_bio(State& s, Why why) const {
     say(why, fmt::format("submit_bio(bio 0, READ, sector {}) without a payload", kBaseSector));
   }
   if (levels_ > 1) {
-    sub_pc(s) = S_CLONE;
-    sub_arg(s) = 0;
+    set_sub_pc(s, S_CLONE);
+    set_sub_arg(s, 0);
   } else {
     after_clone(s);
   }
@@ -146,10 +221,10 @@ void IntegrityModel::submit_bio(State& s, Why why) const {
 
 void IntegrityModel::after_clone(State& s) const {
   if (split_) {
-    sub_pc(s) = S_SPLIT;
+    set_sub_pc(s, S_SPLIT);
   } else {
-    sub_pc(s) = S_PREP;
-    sub_arg(s) = std::uint8_t(bottom());
+    set_sub_pc(s, S_PREP);
+    set_sub_arg(s, std::uint8_t(bottom()));
   }
 }
 
@@ -159,17 +234,17 @@ void IntegrityModel::after_clone(State& s) const {
 // the target remaps bi_sector.
 void IntegrityModel::dm_clone_bio(State& s, int level, Why why) const {
   const int c = level + 1;
-  sector(s, c) = std::uint8_t(sector(s, level) + kRemap);
+  set_sector(s, c, std::uint8_t(sector(s, level) + kRemap));
   set_end_io(s, c, E_DM_CLONE, E_NONE);
   const bool payload = has_bip(s, level);
-  if (payload) bip(s, c) = std::uint8_t(L_LIVE | (bip(s, level) & kBipBuf1));
+  if (payload) set_bip(s, c, std::uint8_t(L_LIVE | (bip(s, level) & kBipBuf1)));
   say(why, fmt::format("dm level {}: clone_bio: bio {} (sector {}) -> clone bio {} (sector {}), "
                        "bi_end_io = clone_endio{}",
                        level, level, sector(s, level), c, sector(s, c),
                        payload ? "; bio_integrity_clone: a new bip on the same protection buffer, "
                                  "bip_flags not copied"
                                : ""));
-  if (c < bottom()) sub_arg(s) = std::uint8_t(c);
+  if (c < bottom()) set_sub_arg(s, c);
   else after_clone(s);
 }
 
@@ -177,12 +252,12 @@ void IntegrityModel::dm_clone_bio(State& s, int level, Why why) const {
 // bio_chain; the front piece is processed now, the rest is resubmitted.
 void IntegrityModel::blk_queue_split(State& s, Why why) const {
   const int b = bottom(), p = split_bio();
-  sector(s, p) = sector(s, b);
-  sector(s, b) = std::uint8_t(sector(s, b) + kSplitSectors);
+  set_sector(s, p, sector(s, b));
+  set_sector(s, b, std::uint8_t(sector(s, b) + kSplitSectors));
   set_end_io(s, p, E_CHAIN, E_NONE);
-  remaining(s) = 2;
+  set_remaining(s, 2);
   const bool payload = has_bip(s, b);
-  if (payload) bip(s, p) = std::uint8_t(L_LIVE | (bip(s, b) & kBipBuf1));
+  if (payload) set_bip(s, p, std::uint8_t(L_LIVE | (bip(s, b) & kBipBuf1)));
   say(why, fmt::format("blk_queue_split: bio {} (sector {}) is cut: the front {} sectors become "
                        "bio {} (bi_end_io = bio_chain_endio), bio {} continues at sector {} with "
                        "__bi_remaining = 2{}",
@@ -190,8 +265,8 @@ void IntegrityModel::blk_queue_split(State& s, Why why) const {
                        payload ? "; bio_integrity_clone/trim gives bio " + std::to_string(p) +
                                      " its own bip on the same buffer"
                                : ""));
-  sub_pc(s) = S_PREP;
-  sub_arg(s) = std::uint8_t(p);
+  set_sub_pc(s, S_PREP);
+  set_sub_arg(s, std::uint8_t(p));
 }
 
 // bio_integrity_prep, then the request is dispatched to the disk.
@@ -207,10 +282,10 @@ void IntegrityModel::bio_integrity_prep(State& s, int x, Why why) const {
                          x));
   } else {
     const int i = front ? 1 : 0;
-    buf(s, i) = std::uint8_t(L_LIVE | kBufBlock);
-    buf_home(s, i) = std::uint8_t(x);
-    buf_seed(s, i) = sector(s, x);
-    bip(s, x) = std::uint8_t(L_LIVE | kBipBlock | (i ? kBipBuf1 : 0));
+    set_buf(s, i, std::uint8_t(L_LIVE | kBufBlock));
+    set_buf_home(s, i, std::uint8_t(x));
+    set_buf_seed(s, i, sector(s, x));
+    set_bip(s, x, std::uint8_t(L_LIVE | kBipBlock | (i ? kBipBuf1 : 0)));
     say(why, fmt::format("bio_integrity_prep(bio {}): allocates a payload (buffer {}, "
                          "BIP_BLOCK_INTEGRITY, seed = sector {})",
                          x, i, sector(s, x)));
@@ -221,9 +296,9 @@ void IntegrityModel::bio_integrity_prep(State& s, int x, Why why) const {
     }
   }
   say(why, fmt::format("; bio {} is dispatched to the disk", x));
-  irq(s, front ? 1 : 0) = I_PENDING;
-  if (front) sub_arg(s) = std::uint8_t(bottom());
-  else sub_pc(s) = S_WAIT;
+  set_irq(s, front ? 1 : 0, I_PENDING);
+  if (front) set_sub_arg(s, std::uint8_t(bottom()));
+  else set_sub_pc(s, S_WAIT);
 }
 
 // --- completion ---
@@ -232,16 +307,16 @@ void IntegrityModel::bio_integrity_prep(State& s, int x, Why why) const {
 // blk_update_request -> req_bio_endio -> bio_endio in interrupt context.
 void IntegrityModel::blk_update_request(State& s, int piece, Why why) const {
   const int x = piece ? split_bio() : bottom();
-  irq(s, piece) = I_DONE;
-  cursor(s, piece ? C_IRQ_SPLIT : C_IRQ) = std::uint8_t(OP_ENDIO << 4 | x);
+  set_irq(s, piece, I_DONE);
+  set_cursor(s, piece ? C_IRQ_SPLIT : C_IRQ, std::uint8_t(OP_ENDIO << 4 | x));
   say(why, fmt::format("the disk completes bio {} (sector {}): data and protection tuples "
                        "arrive; blk_update_request -> bio_endio(bio {})",
                        x, sector(s, x), x));
 }
 
 void IntegrityModel::queue_verify(State& s, int ctx, int x, Why why) const {
-  work(s) = std::uint8_t(work(s) | (1u << x));
-  cursor(s, ctx) = 0;
+  set_work(s, work(s) | (1 << x));
+  set_cursor(s, ctx, 0);
   say(why, "INIT_WORK(bio_integrity_verify_fn) queued on kintegrityd, return");
 }
 
@@ -289,9 +364,9 @@ bool IntegrityModel::integrity_endio_hook(State& s, int ctx, int x, Why why) con
 void IntegrityModel::bio_endio(State& s, int ctx, int x, Why why) const {
   say(why, fmt::format("bio_endio(bio {}): ", x));
   if (x == bottom() && remaining(s) > 0) {  // bio_remaining_done on a chained parent
-    remaining(s) = std::uint8_t(remaining(s) - 1);
+    set_remaining(s, std::uint8_t(remaining(s) - 1));
     if (remaining(s) > 0) {
-      cursor(s, ctx) = 0;
+      set_cursor(s, ctx, 0);
       say(why, "__bi_remaining 2 -> 1, the other piece is still in flight: return");
       return;
     }
@@ -315,7 +390,7 @@ void IntegrityModel::call_bi_end_io(State& s, int ctx, int x, Why why) const {
       }
       const int p = parent(x);
       say(why, fmt::format(", bio_endio(bio {}) next", p));
-      cursor(s, ctx) = std::uint8_t(OP_ENDIO << 4 | p);
+      set_cursor(s, ctx, std::uint8_t(OP_ENDIO << 4 | p));
       return;
     }
     case E_DM_CLONE: {  // dm clone_endio: free_tio -> bio_put(clone), dec_pending
@@ -326,15 +401,15 @@ void IntegrityModel::call_bi_end_io(State& s, int ctx, int x, Why why) const {
       }
       const int p = parent(x);
       say(why, fmt::format(", dec_pending -> bio_endio(bio {}) next", p));
-      cursor(s, ctx) = std::uint8_t(OP_ENDIO << 4 | p);
+      set_cursor(s, ctx, std::uint8_t(OP_ENDIO << 4 | p));
       return;
     }
     case E_SUBMITTER:
       say(why, "calls the submitter's bi_end_io next");
-      cursor(s, ctx) = std::uint8_t(OP_END_IO << 4);
+      set_cursor(s, ctx, std::uint8_t(OP_END_IO << 4));
       return;
     default:
-      cursor(s, ctx) = 0;
+      set_cursor(s, ctx, 0);
       return;
   }
 }
@@ -342,28 +417,28 @@ void IntegrityModel::call_bi_end_io(State& s, int ctx, int x, Why why) const {
 // bio_integrity_verify_fn on kintegrityd for bio x: bio_integrity_process
 // with the profile's verify_fn, seeded with bio x's own bi_sector.
 void IntegrityModel::bio_integrity_verify_fn(State& s, int x, Why why) const {
-  work(s) = std::uint8_t(work(s) & ~(1u << x));
+  set_work(s, work(s) & ~(1 << x));
   const int i = bip_buf(bip(s, x));
   const bool owner_payload = !(buf(s, i) & kBufBlock);
   const bool right_bio = !owner_payload && buf_home(s, i) == x;
   const bool right_sector = buf_seed(s, i) == sector(s, x);
   say(why, fmt::format("bio_integrity_verify_fn(bio {}): ", x));
   if (!verify_fn_) {
-    if (!right_bio) flags(s) |= kBadVerify;
-    if (owner_payload) flags(s) |= kOwnerVerified;
-    oops(s) = 1;
-    cursor(s, C_WORKER) = 0;
+    if (!right_bio) add_flags(s, kBadVerify);
+    if (owner_payload) add_flags(s, kOwnerVerified);
+    set_oops(s, true);
+    set_cursor(s, C_WORKER, 0);
     say(why, fmt::format("bi->profile->verify_fn is NULL (dm-integrity's profile) on the "
                          "{} payload: NULL pointer call, oops; kintegrityd dies and bio {} never "
                          "completes",
                          owner_payload ? "submitter's" : "block layer's", x));
     return;
   }
-  if (!data_arrived(s, x)) flags(s) |= kEarlyVerify;
-  if (!has_bip(s, x) || buf_life(buf(s, i)) != L_LIVE) flags(s) |= kUseAfterFree;
-  verified(s, i) = std::uint8_t(verified(s, i) + 1);
-  if (!right_bio || !right_sector) flags(s) |= kBadVerify;
-  if (owner_payload) flags(s) |= kOwnerVerified;
+  if (!data_arrived(s, x)) add_flags(s, kEarlyVerify);
+  if (!has_bip(s, x) || buf_life(buf(s, i)) != L_LIVE) add_flags(s, kUseAfterFree);
+  set_verified(s, i, std::uint8_t(verified(s, i) + 1));
+  if (!right_bio || !right_sector) add_flags(s, kBadVerify);
+  if (owner_payload) add_flags(s, kOwnerVerified);
   say(why, fmt::format("verify_fn over buffer {} ({}) with bio {}'s sector {}, tuples seeded "
                        "with {}: {}{}{}",
                        i, owner_payload ? "the submitter's" : "block-generated", x, sector(s, x),
@@ -383,13 +458,13 @@ void IntegrityModel::bio_integrity_verify_fn(State& s, int x, Why why) const {
     bio_integrity_free(s, x, true, why);
     say(why, fmt::format("; bio_endio(bio {}) again", x));
   }
-  cursor(s, C_WORKER) = std::uint8_t(OP_ENDIO << 4 | x);
+  set_cursor(s, C_WORKER, std::uint8_t(OP_ENDIO << 4 | x));
 }
 
 void IntegrityModel::free_buffer(State& s, int i, bool by_block_layer, Why why) const {
-  if (buf_life(buf(s, i)) != L_LIVE) flags(s) |= kDoubleFree;
-  if (by_block_layer && !(buf(s, i) & kBufBlock)) flags(s) |= kOwnerFreed;
-  buf(s, i) = std::uint8_t((buf(s, i) & ~kBufLife) | L_FREED);
+  if (buf_life(buf(s, i)) != L_LIVE) add_flags(s, kDoubleFree);
+  if (by_block_layer && !(buf(s, i) & kBufBlock)) add_flags(s, kOwnerFreed);
+  set_buf(s, i, std::uint8_t((buf(s, i) & ~kBufLife) | L_FREED));
   say(why, fmt::format("kfree(protection buffer {})", i));
 }
 
@@ -397,31 +472,31 @@ void IntegrityModel::free_buffer(State& s, int i, bool by_block_layer, Why why) 
 // the block layer allocated it (BIP_BLOCK_INTEGRITY).
 void IntegrityModel::bio_integrity_free(State& s, int x, bool from_completion, Why why) const {
   const std::uint8_t b = bip(s, x);
-  if (bip_life(b) != L_LIVE) flags(s) |= kDoubleFree;
-  bip(s, x) = std::uint8_t((b & ~kBipLife) | L_FREED);
+  if (bip_life(b) != L_LIVE) add_flags(s, kDoubleFree);
+  set_bip(s, x, std::uint8_t((b & ~kBipLife) | L_FREED));
   say(why, fmt::format("bio_integrity_free(bio {}): bip freed", x));
   if (bip_block(b)) {
     say(why, " + ");
     free_buffer(s, bip_buf(b), true, why);
   }
   if (from_completion && owner_ && x == 0) {
-    flags(s) |= kOwnerFreed;
+    add_flags(s, kOwnerFreed);
     say(why, " (the SUBMITTER's own bip, before its end_io)");
   }
 }
 
 // The submitter's bi_end_io, run by whichever context completed bio 0.
 void IntegrityModel::submitter_end_io(State& s, int ctx, Why why) const {
-  endio_count(s) = std::uint8_t(endio_count(s) + 1);
+  set_endio_count(s, std::uint8_t(endio_count(s) + 1));
   bool ok = true;
   for (int i = 0; i < 2; ++i) {
     if (buf_life(buf(s, i)) == L_NONE) continue;
     const int want = (buf(s, i) & kBufBlock) ? 1 : 0;
     if (verified(s, i) != want) ok = false;
   }
-  if (!ok) flags(s) |= kEndioMismatch;
-  cursor(s, ctx) = 0;
-  sub_pc(s) = S_PUT;
+  if (!ok) add_flags(s, kEndioMismatch);
+  set_cursor(s, ctx, 0);
+  set_sub_pc(s, S_PUT);
   std::string counts;
   for (int i = 0; i < 2; ++i)
     if (buf_life(buf(s, i)) != L_NONE)
@@ -448,7 +523,7 @@ void IntegrityModel::bio_put(State& s, Why why) const {
     say(why, "; the submitter ");
     free_buffer(s, 0, false, why);
   }
-  sub_pc(s) = S_DONE;
+  set_sub_pc(s, S_DONE);
 }
 
 // --- checking ---
@@ -538,52 +613,48 @@ std::string IntegrityModel::describe(const State& s, const Step& st) const {
   return why;
 }
 
-std::vector<std::string> IntegrityModel::variable_names() const {
-  std::vector<std::string> v{"submitter", "irq", "kintegrityd", "irq-split", "work",
-                             "remaining", "buffer[0]", "buffer[1]", "ghost"};
-  for (int b = 0; b < nbios(); ++b) v.push_back(fmt::format("bio[{}]", b));
-  return v;
-}
+std::vector<std::string> IntegrityModel::variable_names() const { return schema_.element_names(); }
 
 Footprint IntegrityModel::footprint(const State& s, const Step& st) const {
   (void)s;
-  enum { SUB, IRQ, WORKER, IRQ_SPLIT, WORK, REM, BUF0, BUF1, GHOST, BIO0 };
   Footprint f;
-  auto rw = [&](int v) {
-    f.reads.set(std::size_t(v));
-    f.writes.set(std::size_t(v));
+  auto part = [&](int p) -> const Vars& { return fp_[std::size_t(p)]; };
+  auto rw = [&](int p) {
+    f.reads |= part(p);
+    f.writes |= part(p);
   };
-  const int actor_var = st.actor == kIrq ? IRQ : st.actor == kWorker ? WORKER : IRQ_SPLIT;
+  auto rd = [&](int p) { f.reads |= part(p); };
+  const int actor_var = st.actor == kIrq ? FP_IRQ : st.actor == kWorker ? FP_WORKER : FP_IRQ_SPLIT;
   switch (st.action) {
     case SUBMIT:
-      rw(SUB), rw(BIO0), rw(BUF0);
+      rw(FP_SUB), rw(FP_BIO0), rw(FP_BUF0);
       break;
     case CLONE:
-      rw(SUB), f.reads.set(std::size_t(BIO0 + st.arg)), rw(BIO0 + st.arg + 1);
+      rw(FP_SUB), rd(FP_BIO0 + st.arg), rw(FP_BIO0 + st.arg + 1);
       break;
     case SPLIT:
-      rw(SUB), rw(REM), rw(BIO0 + bottom()), rw(BIO0 + split_bio());
+      rw(FP_SUB), rw(FP_REM), rw(FP_BIO0 + bottom()), rw(FP_BIO0 + split_bio());
       break;
     case PREP:
-      rw(SUB), rw(BIO0 + st.arg), rw(BUF0), rw(BUF1);
-      rw(st.arg == split_bio() ? IRQ_SPLIT : IRQ);
+      rw(FP_SUB), rw(FP_BIO0 + st.arg), rw(FP_BUF0), rw(FP_BUF1);
+      rw(st.arg == split_bio() ? FP_IRQ_SPLIT : FP_IRQ);
       break;
     case COMPLETE:
       rw(actor_var);
-      f.reads.set(std::size_t(BIO0 + st.arg));
+      rd(FP_BIO0 + st.arg);
       break;
     case ENDIO:
-      rw(actor_var), rw(BIO0 + st.arg), rw(REM), rw(WORK), rw(BUF0), rw(BUF1), rw(GHOST);
+      rw(actor_var), rw(FP_BIO0 + st.arg), rw(FP_REM), rw(FP_WORK), rw(FP_BUF0), rw(FP_BUF1), rw(FP_GHOST);
       break;
     case VERIFY:
-      rw(WORKER), rw(WORK), rw(BIO0 + st.arg), rw(BUF0), rw(BUF1), rw(GHOST);
-      f.reads.set(IRQ).set(IRQ_SPLIT);
+      rw(FP_WORKER), rw(FP_WORK), rw(FP_BIO0 + st.arg), rw(FP_BUF0), rw(FP_BUF1), rw(FP_GHOST);
+      rd(FP_IRQ), rd(FP_IRQ_SPLIT);
       break;
     case END_IO:
-      rw(actor_var), rw(SUB), rw(GHOST), f.reads.set(BIO0).set(BUF0).set(BUF1);
+      rw(actor_var), rw(FP_SUB), rw(FP_GHOST), rd(FP_BIO0), rd(FP_BUF0), rd(FP_BUF1);
       break;
     case PUT:
-      rw(SUB), rw(BIO0), rw(BUF0), rw(BUF1), rw(GHOST);
+      rw(FP_SUB), rw(FP_BIO0), rw(FP_BUF0), rw(FP_BUF1), rw(FP_GHOST);
       break;
     default:
       break;
@@ -637,44 +708,21 @@ std::string IntegrityModel::summary(const State& s) const {
 }
 
 nlohmann::json IntegrityModel::state_json(const State& s) const {
-  nlohmann::json j;
+  // The schema's json (submitter, kintegrityd, remaining, bios, buffers,
+  // ghost); the pieces and contexts shown as before: irq, irq_split and
+  // kintegrityd's next.
+  nlohmann::json j = schema_.json(s);
+  j.erase("pieces");
+  j.erase("contexts");
   auto cur = [&](int ctx) -> nlohmann::json {
     const std::uint8_t c = cursor(s, ctx);
     if (!c) return nullptr;
     if (cursor_op(c) == OP_END_IO) return "end_io";
     return {{"bio_endio", cursor_bio(c)}};
   };
-  j["submitter"] = {{"pc", kSubPcNames[sub_pc(s)]}, {"arg", sub_arg(s)}};
   j["irq"] = {{"disk", kIrqNames[irq(s, 0)]}, {"next", cur(C_IRQ)}};
   if (split_) j["irq_split"] = {{"disk", kIrqNames[irq(s, 1)]}, {"next", cur(C_IRQ_SPLIT)}};
-  j["kintegrityd"] = {{"next", cur(C_WORKER)}, {"oops", bool(oops(s))}, {"work", work(s)}};
-  if (split_) j["remaining"] = remaining(s);
-  auto& bios = j["bios"] = nlohmann::json::array();
-  for (int b = 0; b < nbios(); ++b) {
-    const std::uint8_t p = bip(s, b);
-    bios.push_back({{"sector", sector(s, b)},
-                    {"bip", kLifeNames[bip_life(p)]},
-                    {"bip_block_integrity", bip_block(p)},
-                    {"buffer", bip_buf(p)},
-                    {"bi_end_io", kEndIoNames[end_io(s, b)]},
-                    {"bip_end_io", kEndIoNames[saved_end_io(s, b)]}});
-  }
-  auto& bufs = j["buffers"] = nlohmann::json::array();
-  for (int i = 0; i < 2; ++i)
-    bufs.push_back({{"life", kLifeNames[buf_life(buf(s, i))]},
-                    {"block", bool(buf(s, i) & kBufBlock)},
-                    {"home", buf_home(s, i)},
-                    {"seed", buf_seed(s, i)},
-                    {"verified", verified(s, i)}});
-  const std::uint8_t f = flags(s);
-  j["ghost"] = {{"bad_verify", bool(f & kBadVerify)},
-                {"early_verify", bool(f & kEarlyVerify)},
-                {"endio_mismatch", bool(f & kEndioMismatch)},
-                {"double_free", bool(f & kDoubleFree)},
-                {"use_after_free", bool(f & kUseAfterFree)},
-                {"owner_verified", bool(f & kOwnerVerified)},
-                {"owner_freed", bool(f & kOwnerFreed)},
-                {"end_io_count", endio_count(s)}};
+  j["kintegrityd"]["next"] = cur(C_WORKER);
   return j;
 }
 

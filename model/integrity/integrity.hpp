@@ -40,6 +40,8 @@
 // verify_fn is an oops that kills the kintegrityd worker.
 #pragma once
 
+#include <array>
+#include <bitset>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/schema.hpp"
 
 namespace blkmc {
 
@@ -54,8 +57,10 @@ class IntegrityModel {
  public:
   static constexpr int kMaxLevels = 6;
   static constexpr int kMaxBios = kMaxLevels + 1;  // + the split piece
-  static constexpr int kGlobals = 20, kBioBytes = 3;
-  using State = ByteState<kGlobals + kBioBytes * kMaxBios>;
+  // make_schema() at the maxima: 5 bytes (submitter pc and arg, work,
+  // remaining, end_io_count), a disk byte per piece, 2 per context, 4 per
+  // bio, 4 per buffer, and 24 bits.
+  using State = ByteState<5 + 2 + 2 * 3 + 4 * kMaxBios + 4 * 2 + 3>;
 
   enum Variant : int { V4_12, StopAbusing, BipBlockIntegrity, OwnerKeeps };
   enum Prop : int {
@@ -94,11 +99,11 @@ class IntegrityModel {
   // Actors.
   static constexpr int kSubmitter = 0, kIrq = 1, kWorker = 2, kIrqSplit = 3;
 
-  // bip byte
+  // A bip as one value (bip()/set_bip()): life | kBipBlock | kBipBuf1.
   static constexpr std::uint8_t kBipLife = 3, kBipBlock = 4, kBipBuf1 = 8;
-  // buffer byte
+  // A buffer as one value (buf()/set_buf()): life | kBufBlock.
   static constexpr std::uint8_t kBufLife = 3, kBufBlock = 4;
-  // ghost flags
+  // The ghost booleans as one value (flags()/add_flags()).
   static constexpr std::uint8_t kBadVerify = 1, kEarlyVerify = 2, kEndioMismatch = 4,
                                 kDoubleFree = 8, kUseAfterFree = 16, kOwnerVerified = 32,
                                 kOwnerFreed = 64;
@@ -110,7 +115,16 @@ class IntegrityModel {
 
   IntegrityModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return nbytes_; }
+  // The state variables, declared once: the submitter's pc and next level;
+  // per disk piece its state; per completion context (irq, kintegrityd,
+  // irq split) the next step of its chain; kintegrityd's queued work and
+  // oops; __bi_remaining (split only); per bio its sector, bip (life,
+  // BIP_BLOCK_INTEGRITY, buffer) and bi_end_io/bip_end_io; per protection
+  // buffer its life, owner, home bio, seed and verifications; the ghost
+  // verdicts and end_io count.
+  static Schema make_schema(int levels, int split);
+
+  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
@@ -135,47 +149,76 @@ class IntegrityModel {
   int bottom() const { return levels_ - 1; }          // the lowest dm clone / disk bio
   int split_bio() const { return split_ ? levels_ : -1; }  // the chained front piece
 
-  // --- state accessors ---
-  std::uint8_t& sub_pc(State& s) const { return s.b[0]; }
-  std::uint8_t sub_pc(const State& s) const { return s.b[0]; }
-  std::uint8_t& sub_arg(State& s) const { return s.b[1]; }  // next level to clone
-  std::uint8_t sub_arg(const State& s) const { return s.b[1]; }
-  std::uint8_t& irq(State& s, int piece) const { return s.b[2 + piece]; }  // 0 bottom, 1 split
-  std::uint8_t irq(const State& s, int piece) const { return s.b[2 + piece]; }
-  std::uint8_t& cursor(State& s, int ctx) const { return s.b[4 + ctx]; }
-  std::uint8_t cursor(const State& s, int ctx) const { return s.b[4 + ctx]; }
+  // --- state accessors: slots of make_schema(), resolved once. A bip, a
+  // buffer, a context's cursor and the ghost flags read as the one value
+  // the steps work with, and are stored as the schema's variables. ---
+  const Schema& schema() const { return schema_; }
+  int sub_pc(const State& s) const { return sub_pc_.get(s); }
+  void set_sub_pc(State& s, int v) const { sub_pc_.set(s, v); }
+  int sub_arg(const State& s) const { return sub_arg_.get(s); }  // next level to clone
+  void set_sub_arg(State& s, int v) const { sub_arg_.set(s, v); }
+  // The disk piece's state: 0 bottom, 1 split (I_IDLE when there is none).
+  int irq(const State& s, int piece) const { return piece > split_ ? I_IDLE : disk_.get(s, piece); }
+  void set_irq(State& s, int piece, int v) const { disk_.set(s, piece, v); }
+  // A context's next step: op << 4 | bio, 0 when idle (none: irq split
+  // without split).
+  std::uint8_t cursor(const State& s, int ctx) const {
+    return ctx > C_WORKER + split_ ? 0 : std::uint8_t(next_.get(s, ctx) << 4 | next_bio_.get(s, ctx));
+  }
+  void set_cursor(State& s, int ctx, int c) const {
+    next_.set(s, ctx, cursor_op(std::uint8_t(c)));
+    next_bio_.set(s, ctx, cursor_bio(std::uint8_t(c)));
+  }
   static Op cursor_op(std::uint8_t c) { return Op(c >> 4); }
   static int cursor_bio(std::uint8_t c) { return c & 15; }
-  std::uint8_t& work(State& s) const { return s.b[7]; }  // bitmask of queued bip_work
-  std::uint8_t work(const State& s) const { return s.b[7]; }
-  std::uint8_t& oops(State& s) const { return s.b[8]; }  // kintegrityd died
-  std::uint8_t oops(const State& s) const { return s.b[8]; }
-  std::uint8_t& remaining(State& s) const { return s.b[9]; }  // __bi_remaining of the bottom bio
-  std::uint8_t remaining(const State& s) const { return s.b[9]; }
-  std::uint8_t& buf(State& s, int i) const { return s.b[10 + 3 * i]; }
-  std::uint8_t buf(const State& s, int i) const { return s.b[10 + 3 * i]; }
-  std::uint8_t& buf_home(State& s, int i) const { return s.b[11 + 3 * i]; }  // bio it was attached to
-  std::uint8_t buf_home(const State& s, int i) const { return s.b[11 + 3 * i]; }
-  std::uint8_t& buf_seed(State& s, int i) const { return s.b[12 + 3 * i]; }
-  std::uint8_t buf_seed(const State& s, int i) const { return s.b[12 + 3 * i]; }
-  std::uint8_t& verified(State& s, int i) const { return s.b[16 + i]; }  // ghost count per buffer
-  std::uint8_t verified(const State& s, int i) const { return s.b[16 + i]; }
-  std::uint8_t& endio_count(State& s) const { return s.b[18]; }
-  std::uint8_t endio_count(const State& s) const { return s.b[18]; }
-  std::uint8_t& flags(State& s) const { return s.b[19]; }
-  std::uint8_t flags(const State& s) const { return s.b[19]; }
-  std::uint8_t& sector(State& s, int bio) const { return s.b[kGlobals + kBioBytes * bio]; }
-  std::uint8_t sector(const State& s, int bio) const { return s.b[kGlobals + kBioBytes * bio]; }
-  std::uint8_t& bip(State& s, int bio) const { return s.b[kGlobals + kBioBytes * bio + 1]; }
-  std::uint8_t bip(const State& s, int bio) const { return s.b[kGlobals + kBioBytes * bio + 1]; }
-  std::uint8_t& end_io_byte(State& s, int bio) const { return s.b[kGlobals + kBioBytes * bio + 2]; }
-  std::uint8_t end_io_byte(const State& s, int bio) const {
-    return s.b[kGlobals + kBioBytes * bio + 2];
+  int work(const State& s) const { return work_.get(s); }  // bitmask of queued bip_work
+  void set_work(State& s, int v) const { work_.set(s, v); }
+  bool oops(const State& s) const { return oops_.test(s); }  // kintegrityd died
+  void set_oops(State& s, bool v) const { oops_.set(s, v); }
+  // __bi_remaining of the bottom bio (0 without split).
+  int remaining(const State& s) const { return split_ ? remaining_.get(s) : 0; }
+  void set_remaining(State& s, int v) const { remaining_.set(s, v); }
+  std::uint8_t buf(const State& s, int i) const {
+    return std::uint8_t(buf_life_.get(s, i) | (buf_block_.test(s, i) ? kBufBlock : 0));
   }
-  EndIo end_io(const State& s, int bio) const { return EndIo(end_io_byte(s, bio) & 15); }
-  EndIo saved_end_io(const State& s, int bio) const { return EndIo(end_io_byte(s, bio) >> 4); }
+  void set_buf(State& s, int i, int v) const {
+    buf_life_.set(s, i, v & kBufLife);
+    buf_block_.set(s, i, (v & kBufBlock) != 0);
+  }
+  int buf_home(const State& s, int i) const { return buf_home_.get(s, i); }  // bio it was attached to
+  void set_buf_home(State& s, int i, int v) const { buf_home_.set(s, i, v); }
+  int buf_seed(const State& s, int i) const { return buf_seed_.get(s, i); }
+  void set_buf_seed(State& s, int i, int v) const { buf_seed_.set(s, i, v); }
+  int verified(const State& s, int i) const { return verified_.get(s, i); }  // ghost count per buffer
+  void set_verified(State& s, int i, int v) const { verified_.set(s, i, v); }
+  int endio_count(const State& s) const { return endio_count_.get(s); }
+  void set_endio_count(State& s, int v) const { endio_count_.set(s, v); }
+  std::uint8_t flags(const State& s) const {
+    std::uint8_t f = 0;
+    for (std::size_t i = 0; i < flag_.size(); ++i)
+      if (flag_[i].test(s)) f = std::uint8_t(f | (1u << i));
+    return f;
+  }
+  void set_flags(State& s, std::uint8_t f) const {
+    for (std::size_t i = 0; i < flag_.size(); ++i) flag_[i].set(s, (f >> i) & 1);
+  }
+  void add_flags(State& s, std::uint8_t f) const { set_flags(s, std::uint8_t(flags(s) | f)); }
+  int sector(const State& s, int bio) const { return sector_.get(s, bio); }
+  void set_sector(State& s, int bio, int v) const { sector_.set(s, bio, v); }
+  std::uint8_t bip(const State& s, int bio) const {
+    return std::uint8_t(bip_life_.get(s, bio) | (bip_block_.test(s, bio) ? kBipBlock : 0) |
+                        (bip_buf_.test(s, bio) ? kBipBuf1 : 0));
+  }
+  void set_bip(State& s, int bio, int v) const {
+    bip_life_.set(s, bio, v & kBipLife);
+    bip_block_.set(s, bio, (v & kBipBlock) != 0);
+    bip_buf_.set(s, bio, (v & kBipBuf1) != 0);
+  }
+  EndIo end_io(const State& s, int bio) const { return EndIo(end_io_.get(s, bio)); }
+  EndIo saved_end_io(const State& s, int bio) const { return EndIo(bip_end_io_.get(s, bio)); }
   void set_end_io(State& s, int bio, EndIo cur, EndIo saved) const {
-    end_io_byte(s, bio) = std::uint8_t(cur | (saved << 4));
+    end_io_.set(s, bio, cur);
+    bip_end_io_.set(s, bio, saved);
   }
 
   static Life bip_life(std::uint8_t b) { return Life(b & kBipLife); }
@@ -221,7 +264,15 @@ class IntegrityModel {
   bool leaked(const State& s) const;
 
   int variant_, levels_, owner_, verify_fn_, split_;
-  std::size_t nbytes_;
+  Schema schema_;
+  ByteVar sub_pc_, sub_arg_, disk_, next_, next_bio_, work_, remaining_, endio_count_;
+  ByteVar sector_, bip_life_, end_io_, bip_end_io_, buf_life_, buf_home_, buf_seed_, verified_;
+  BitVar oops_, bip_block_, bip_buf_, buf_block_;
+  std::array<BitVar, 7> flag_{};  // kBadVerify .. kOwnerFreed, bit by bit
+  // Footprints: the flat indices of the variables each of the old coarse
+  // parts holds (FP_* in footprint()).
+  using Vars = std::bitset<Footprint::kMaxVars>;
+  std::vector<Vars> fp_;
 };
 
 template <class F>
