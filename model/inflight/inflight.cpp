@@ -11,7 +11,7 @@ std::string inflight::part_name(int t) { return t == 0 ? std::string("sda") : fm
 Schema inflight::schema(const Config& c, SchemaIds* ids) {
   Schema sc;
   SchemaIds id{};
-  const int maxc = std::min(c.nsub * c.rounds, kMaxCount);
+  const int maxc = c.nsub * c.rounds;
   std::vector<std::string> parts;
   for (int t = 0; t <= c.parts; ++t) parts.push_back(part_name(t));
   const int sub = sc.block("submitters", c.nsub), rd = sc.group("reader");

@@ -71,7 +71,6 @@ struct SchemaIds {
   int live, part_wrong, part0_wrong, over_bound, negative, missed_queued;
 };
 Schema schema(const Config& c, SchemaIds* ids = nullptr);
-constexpr int kMaxCount = 127;  // the counts' schema range (see schema())
 }  // namespace inflight
 
 class InflightModel {

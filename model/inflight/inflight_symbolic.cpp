@@ -116,17 +116,6 @@ TransitionSystem transition_system(const Config& c, int prop, bool lemmas) {
   const Layout l(c);
   TransitionSystem ts;
   ts.vars = schema(c).ts_vars();
-  // The counts range over -nsub x rounds..nsub x rounds; the schema clips
-  // them to a byte (kMaxCount), prove's integers are unbounded.
-  {
-    const int maxc = c.nsub * c.rounds;
-    for (int v = 0; v < l.nvars; ++v) {
-      TsVar& x = ts.vars[std::size_t(v)];
-      const bool counter = l.cnt0 >= 0 && v >= l.cnt0 && v < l.rd_pos;
-      if (counter || v == l.rd_acc || v == l.rd_acc0) x.lo = -maxc, x.hi = maxc;
-      if (v == l.rd_seen || v == l.rd_seen0) x.lo = 0, x.hi = maxc;
-    }
-  }
   // Mathematical integers: the lemmas are sums and bounds of counters,
   // which the arithmetic core settles far faster than bit-blasted adders
   // (8 submitters: 0.6 s against 31 s for well-formed), and nothing can wrap.
