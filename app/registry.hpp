@@ -1,6 +1,8 @@
-// The models blkmc knows, behind one type-erased handle so the CLI, the suite
-// and the tests can name them at run time. Each handle is a ModelAdapter<M>
-// (explorer/adapter.hpp) over a concrete model class.
+// app/registry: the models blkmc knows, behind one type-erased handle so the
+// CLI, the suite and the tests can name them at run time. Each handle is a
+// ModelAdapter<M> (app/adapter.hpp) over a concrete model class, registered
+// once in registry.cpp with what its family offers besides check, replay
+// and simulate. This is the only place that knows the families by name.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Unit tests for every step of InflightModel (model/inflight.hpp), checked
+// Unit tests for every step of InflightModel (model/inflight/inflight.hpp), checked
 // through the model's state accessors, and the verdicts the explorer finds.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>

@@ -1,4 +1,4 @@
-// Unit tests for every step of IntegrityModel (model/integrity.hpp), each
+// Unit tests for every step of IntegrityModel (model/integrity/integrity.hpp), each
 // variant's distinguishing behaviour, and the explorer's verdicts.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Unit tests for every step of SbitmapModel (model/sbitmap.hpp), checked
+// Unit tests for every step of SbitmapModel (model/sbitmap/sbitmap.hpp), checked
 // through the model's state accessors, and the verdicts of each variant on
 // small parameters (the suite's bounds).
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Unit tests for every step of TagsModel (model/tags.hpp), checked through the
+// Unit tests for every step of TagsModel (model/tags/tags.hpp), checked through the
 // model's state accessors.
 #include <doctest/doctest.h>
 

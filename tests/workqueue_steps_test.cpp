@@ -1,4 +1,4 @@
-// Unit tests for every step of WorkqueueModel (model/workqueue.hpp), checked
+// Unit tests for every step of WorkqueueModel (model/workqueue/workqueue.hpp), checked
 // through the model's state accessors, and the explorer's verdicts on small
 // parameters.
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // model/inflight_logic: the inflight model's steps written ONCE over their
 // value types (docs/architecture.md, "One source, two semantics"), for the explorer
-// (model/inflight.cpp: a view over the ByteState, I = int, B = bool) and for
-// k-induction (model/inflight_symbolic.cpp: a view over z3::expr).
+// (model/inflight/inflight.cpp: a view over the ByteState, I = int, B = bool) and for
+// k-induction (model/inflight/inflight_symbolic.cpp: a view over z3::expr).
 //
 // A view V provides I/B, the constant makers ic(int)/bc(bool), and a getter
 // and setter per state variable:

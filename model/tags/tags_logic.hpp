@@ -1,7 +1,7 @@
 // model/tags_logic: the tags model's steps written ONCE over their value
 // types (docs/architecture.md, "One source, two semantics"), for the explorer
-// (model/tags.cpp: a view over the ByteState, I = int, B = bool) and for
-// k-induction (model/tags_symbolic.cpp: a view over z3::expr, sized by the
+// (model/tags/tags.cpp: a view over the ByteState, I = int, B = bool) and for
+// k-induction (model/tags/tags_symbolic.cpp: a view over z3::expr, sized by the
 // parameters, so 64 or 1024 tags are one more vector, not a new layout).
 //
 // A view V provides I/B, the constant makers ic(int)/bc(bool), and a getter
