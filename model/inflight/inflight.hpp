@@ -1,4 +1,4 @@
-// model/inflight: in-flight accounting of a partitioned disk (block/genhd.c,
+// model/inflight/inflight: in-flight accounting of a partitioned disk (block/genhd.c,
 // block/blk-mq.c, include/linux/part_stat.h) and the readers behind
 // /proc/diskstats and /sys/block/<disk>[/<part>]/inflight.
 //

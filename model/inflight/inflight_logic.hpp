@@ -1,4 +1,4 @@
-// model/inflight_logic: the inflight model's steps written ONCE over their
+// model/inflight/inflight_logic: the inflight model's steps written ONCE over their
 // value types (docs/architecture.md, "One source, two semantics"), for the explorer
 // (model/inflight/inflight.cpp: a view over the ByteState, I = int, B = bool) and for
 // k-induction (model/inflight/inflight_symbolic.cpp: a view over z3::expr).

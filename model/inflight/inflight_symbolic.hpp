@@ -1,4 +1,4 @@
-// model/inflight_symbolic: the inflight model as a transition system over
+// model/inflight/inflight_symbolic: the inflight model as a transition system over
 // z3::expr for k-induction. Every guard, update and property is the template
 // in model/inflight/inflight_logic.hpp, instantiated on SymView; nothing here restates
 // the kernel logic. Sized by the parameters only (blkmc prove inflight goes

@@ -1,4 +1,4 @@
-// model/integrity: a READ bio with integrity metadata through a device-mapper
+// model/integrity/integrity: a READ bio with integrity metadata through a device-mapper
 // stack (block/bio-integrity.c, block/bio.c bio_endio, drivers/md/dm.c).
 //
 // The submitter issues bio 0. Each of the levels-1 dm levels above the disk

@@ -1,4 +1,4 @@
-// model/sbitmap: lost wake-ups in sbitmap_queue (lib/sbitmap.c) as used by
+// model/sbitmap/sbitmap: lost wake-ups in sbitmap_queue (lib/sbitmap.c) as used by
 // blk-mq tag allocation (block/blk-mq-tag.c).
 //
 // Each task does `rounds` get-tag / put-tag cycles, as blk_mq_get_tag() and

@@ -1,4 +1,4 @@
-// model/tags: blk-mq driver tags and busy-tag iteration (block/blk-mq-tag.c).
+// model/tags/tags: blk-mq driver tags and busy-tag iteration (block/blk-mq-tag.c).
 //
 // Submitters allocate a tag (set the bitmap bit), publish the request in
 // tags->rqs[tag], start, complete and free it; rqs[] keeps the stale pointer

@@ -1,4 +1,4 @@
-// model/tags_logic: the tags model's steps written ONCE over their value
+// model/tags/tags_logic: the tags model's steps written ONCE over their value
 // types (docs/architecture.md, "One source, two semantics"), for the explorer
 // (model/tags/tags.cpp: a view over the ByteState, I = int, B = bool) and for
 // k-induction (model/tags/tags_symbolic.cpp: a view over z3::expr, sized by the

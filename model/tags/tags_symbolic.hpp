@@ -1,4 +1,4 @@
-// model/tags_symbolic: the tags model as a transition system over z3::expr
+// model/tags/tags_symbolic: the tags model as a transition system over z3::expr
 // for k-induction (blkmc prove). Every guard, update, property and lemma is
 // the template in model/tags/tags_logic.hpp, instantiated on SymView; nothing
 // here restates the kernel logic. Sized by the parameters only (no

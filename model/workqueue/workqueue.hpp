@@ -1,4 +1,4 @@
-// model/workqueue: bcache garbage collection against background writeback on
+// model/workqueue/workqueue: bcache garbage collection against background writeback on
 // a workqueue with a bounded number of active work items (seed 003, "[PATCH
 // 17/19] bcache: fix for gc and write-back race", commit 9baf30972b55).
 //

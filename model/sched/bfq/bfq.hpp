@@ -1,4 +1,4 @@
-// model/sched/bfq: the BFQ I/O scheduler (block/bfq-iosched.c, bfq-wf2q.c)
+// model/sched/bfq/bfq: the BFQ I/O scheduler (block/bfq-iosched.c, bfq-wf2q.c)
 // around seed 003 ("block, bfq: improve and refactor throughput-boosting
 // logic", Paolo Valente, 2017).
 //

@@ -1,4 +1,4 @@
-// model/sched/bfq_decide: BFQ's decisions, written once over their value
+// model/sched/bfq/bfq_decide: BFQ's decisions, written once over their value
 // types (docs/architecture.md, "One source, two semantics").
 //
 // B is bool or z3::expr, I is int or z3::expr. The functions use only &&,

@@ -1,4 +1,4 @@
-// model/sched/cfq: the CFQ I/O scheduler (block/cfq-iosched.c, 2.6.33 and
+// model/sched/cfq/cfq: the CFQ I/O scheduler (block/cfq-iosched.c, 2.6.33 and
 // 3.1), one cfq_group, over the blk-mq device of model/sched.
 //
 // Mirrors (docs/models/bfq-cfq-facts.md part B; the decisions are templates in

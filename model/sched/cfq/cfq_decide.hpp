@@ -1,4 +1,4 @@
-// model/sched/cfq_decide: CFQ's decisions per version, written once over
+// model/sched/cfq/cfq_decide: CFQ's decisions per version, written once over
 // their value types (docs/architecture.md, "One source, two semantics").
 //
 // B is bool (the scheduler) or, later, z3::expr (issue 6); I is int or

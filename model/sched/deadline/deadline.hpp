@@ -1,4 +1,4 @@
-// model/sched/deadline: the mq-deadline I/O scheduler (block/mq-deadline.c).
+// model/sched/deadline/deadline: the mq-deadline I/O scheduler (block/mq-deadline.c).
 //
 // Mirrors v6.18: the global dispatch list (at-head inserts, served first),
 // per priority (RT, BE, IDLE) a sort list and a fifo list per direction and

@@ -1,4 +1,4 @@
-// model/sched/deadline_decide: mq-deadline's choice of direction and
+// model/sched/deadline/deadline_decide: mq-deadline's choice of direction and
 // request (__dd_dispatch_request, block/mq-deadline.c), written once over
 // its value types (docs/architecture.md, "One source, two semantics"): B is bool or
 // z3::expr, I is int or z3::expr. Only &&, ||, !, comparisons, + and ite()

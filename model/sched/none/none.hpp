@@ -1,4 +1,4 @@
-// model/sched/none: the `none` elevator, blk-mq without an I/O scheduler.
+// model/sched/none/none: the `none` elevator, blk-mq without an I/O scheduler.
 #pragma once
 
 #include "model/sched/scheduler.hpp"
