@@ -26,26 +26,50 @@ void Schema::layout() {
   for (const Var& v : vars_)
     if (v.hi - v.lo > 255) wide_ = v.name;
   first_.assign(vars_.size(), 0);
-  auto is_bit = [](const Var& v) { return v.kind == VarKind::Bool || v.kind == VarKind::Bit; };
+  auto is_bit = [](const Var& v) {
+    return v.pack < 0 && (v.kind == VarKind::Bool || v.kind == VarKind::Bit);
+  };
+  // A byte of its own: a variable, or the first variable of a packed byte.
+  std::vector<int> pack_head(std::size_t(npacks_), -1);
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].pack >= 0 && pack_head[std::size_t(vars_[i].pack)] < 0)
+      pack_head[std::size_t(vars_[i].pack)] = int(i);
+  auto owns_byte = [&](std::size_t i) {
+    const Var& v = vars_[i];
+    return v.pack < 0 ? !is_bit(v) : pack_head[std::size_t(v.pack)] == int(i);
+  };
+  auto put = [&](std::size_t i, std::uint32_t at, std::uint32_t stride) {
+    if (vars_[i].pack < 0) {
+      slots_[i] = {at, stride, Slot::Byte, 0, 0xff};
+      return;
+    }
+    unsigned shift = 0;
+    for (std::size_t j = i; j < vars_.size(); ++j)
+      if (vars_[j].pack == vars_[i].pack) {
+        unsigned w = 0;
+        while ((1 << w) <= vars_[j].hi - vars_[j].lo) ++w;
+        slots_[j] = {at, stride, Slot::Field, std::uint8_t(shift), std::uint8_t((1u << w) - 1)};
+        shift += w;
+      }
+  };
   std::uint32_t at = 0;
   // Bytes: the top level and the groups, then each block's copies back to back.
   for (std::size_t i = 0; i < vars_.size(); ++i)
-    if (!is_bit(vars_[i]) && (vars_[i].place < 0 || !places_[std::size_t(vars_[i].place)].block))
-      slots_[i] = {at++, 0, false};
+    if (owns_byte(i) && (vars_[i].place < 0 || !places_[std::size_t(vars_[i].place)].block)) put(i, at++, 0);
   for (std::size_t p = 0; p < places_.size(); ++p) {
     if (!places_[p].block) continue;
     std::uint32_t rec = 0;
-    for (const Var& v : vars_)
-      if (!is_bit(v) && v.place == int(p)) ++rec;
     for (std::size_t i = 0; i < vars_.size(); ++i)
-      if (!is_bit(vars_[i]) && vars_[i].place == int(p)) slots_[i] = {at++, rec, false};
+      if (owns_byte(i) && vars_[i].place == int(p)) ++rec;
+    for (std::size_t i = 0; i < vars_.size(); ++i)
+      if (owns_byte(i) && vars_[i].place == int(p)) put(i, at++, rec);
     at += rec * std::uint32_t(places_[p].copies - 1);
   }
   // Bits: each variable's copies side by side (a bitmap reads as one).
   std::uint32_t bit = at * 8;
   for (std::size_t i = 0; i < vars_.size(); ++i)
     if (is_bit(vars_[i])) {
-      slots_[i] = {bit, 1, true};
+      slots_[i] = {bit, 1, Slot::Bit, 0, 1};
       bit += std::uint32_t(copies(int(i)));
     }
   bytes_ = (bit + 7) / 8;
@@ -72,14 +96,37 @@ void Schema::need_bytes() const {
 ByteVar Schema::byte_var(int id) const {
   need_bytes();
   const Slot& s = slots_.at(std::size_t(id));
-  if (s.bit) throw std::logic_error("schema: " + var(id).name + " is packed in bits");
+  if (s.kind != Slot::Byte) throw std::logic_error("schema: " + var(id).name + " is not a byte of its own");
   return {s.at, s.stride, var(id).lo};
+}
+
+FieldVar Schema::field_var(int id) const {
+  need_bytes();
+  const Slot& s = slots_.at(std::size_t(id));
+  if (s.kind == Slot::Bit) throw std::logic_error("schema: " + var(id).name + " is packed in bits");
+  return {s.at, s.stride, s.shift, s.mask, var(id).lo};
+}
+
+void Schema::pack(const std::vector<int>& ids) {
+  if (laid_out_) throw std::logic_error("schema: pack after layout");
+  unsigned bits = 0;
+  for (int id : ids) {
+    const Var& v = var(id);
+    if (v.pack >= 0 || v.place != var(ids.front()).place)
+      throw std::logic_error("schema: " + v.name + " packed twice or with another place's variable");
+    unsigned w = 0;
+    while ((1 << w) <= v.hi - v.lo) ++w;
+    bits += w;
+  }
+  if (bits > 8) throw std::logic_error("schema: a packed byte of more than 8 bits");
+  for (int id : ids) vars_[std::size_t(id)].pack = npacks_;
+  ++npacks_;
 }
 
 BitVar Schema::bit_var(int id) const {
   need_bytes();
   const Slot& s = slots_.at(std::size_t(id));
-  if (!s.bit) throw std::logic_error("schema: " + var(id).name + " is a byte");
+  if (s.kind != Slot::Bit) throw std::logic_error("schema: " + var(id).name + " is not a bit of its own");
   return {s.at, s.stride, var(id).lo};
 }
 
@@ -110,7 +157,7 @@ bool Schema::representable(const std::vector<int>& flat) const {
   if (int(flat.size()) != nflat_) return false;
   for (std::size_t i = 0; i < vars_.size(); ++i) {
     const Var& v = vars_[i];
-    const int hi = slots_[i].bit ? v.lo + 1 : v.lo + 255;
+    const int hi = v.lo + (slots_[i].kind == Slot::Bit ? 1 : slots_[i].mask);
     for (int c = 0; c < copies(int(i)); ++c) {
       const int x = flat[std::size_t(index(int(i), c))];
       if (x < v.lo || x > hi) return false;

@@ -77,6 +77,32 @@ struct BitVar {
   }
 };
 
+// A few bits of a byte shared with other variables of the same place (see
+// Schema::pack), stored as value - lo.
+struct FieldVar {
+  std::uint32_t off = 0;
+  std::uint32_t stride = 0;  // bytes between copies
+  std::uint8_t shift = 0, mask = 0xff;
+  int lo = 0;
+  template <class S>
+  int get(const S& s, int i = 0) const {
+    return ((s.b[off + stride * std::uint32_t(i)] >> shift) & mask) + lo;
+  }
+  template <class S>
+  bool test(const S& s, int i = 0) const {
+    return get(s, i) != lo;
+  }
+  template <class S>
+  void set(S& s, int i, int v) const {
+    auto& b = s.b[off + stride * std::uint32_t(i)];
+    b = std::uint8_t((b & ~(mask << shift)) | ((std::uint32_t(v - lo) & mask) << shift));
+  }
+  template <class S>
+  void set(S& s, int v) const {
+    set(s, 0, v);
+  }
+};
+
 class Schema {
  public:
   struct Var {
@@ -85,6 +111,7 @@ class Schema {
     int lo = 0, hi = 1;
     std::vector<std::string> values;  // Enum: the name of each value lo..hi
     int place = -1;                   // -1: top level; else a group or block
+    int pack = -1;                    // the byte it shares (Schema::pack), or -1
   };
   struct Place {
     std::string name;
@@ -112,6 +139,11 @@ class Schema {
     return add({std::move(name), VarKind::Enum, 0, hi, std::move(values), place});
   }
 
+  // These variables of one place share one byte per copy (their value
+  // ranges need at most 8 bits together), read through field_var(): e.g. a
+  // request's status and its two flags.
+  void pack(const std::vector<int>& ids);
+
   // Lays the state out; no declaration after this.
   void layout();
 
@@ -126,6 +158,7 @@ class Schema {
   // The slot of a variable (throws std::logic_error when it is the other kind).
   ByteVar byte_var(int id) const;
   BitVar bit_var(int id) const;
+  FieldVar field_var(int id) const;  // a packed variable
 
   // The flat variable list: element (id, copy) has index first(id) + copy.
   int first(int id) const { return first_.at(std::size_t(id)); }
@@ -140,17 +173,22 @@ class Schema {
   int value(const S& s, int id, int copy = 0) const {
     need_bytes();
     const Slot& sl = slots_[std::size_t(id)];
-    return sl.bit ? BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy)
-                  : ByteVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.get(s, copy);
+    const int lo = vars_[std::size_t(id)].lo;
+    if (sl.kind == Slot::Field) return FieldVar{sl.at, sl.stride, sl.shift, sl.mask, lo}.get(s, copy);
+    return sl.kind == Slot::Bit ? BitVar{sl.at, sl.stride, lo}.get(s, copy)
+                                : ByteVar{sl.at, sl.stride, lo}.get(s, copy);
   }
   template <class S>
   void set_value(S& s, int id, int copy, int v) const {
     need_bytes();
     const Slot& sl = slots_[std::size_t(id)];
-    if (sl.bit)
-      BitVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.set(s, copy, v);
+    const int lo = vars_[std::size_t(id)].lo;
+    if (sl.kind == Slot::Field)
+      FieldVar{sl.at, sl.stride, sl.shift, sl.mask, lo}.set(s, copy, v);
+    else if (sl.kind == Slot::Bit)
+      BitVar{sl.at, sl.stride, lo}.set(s, copy, v);
     else
-      ByteVar{sl.at, sl.stride, vars_[std::size_t(id)].lo}.set(s, copy, v);
+      ByteVar{sl.at, sl.stride, lo}.set(s, copy, v);
   }
   template <class S>
   std::vector<int> values(const S& s) const {
@@ -176,9 +214,11 @@ class Schema {
 
  private:
   struct Slot {
-    std::uint32_t at = 0;  // byte offset, or bit position when bit
+    enum Kind : std::uint8_t { Byte, Bit, Field };
+    std::uint32_t at = 0;  // byte offset, or bit position for a Bit
     std::uint32_t stride = 0;
-    bool bit = false;
+    Kind kind = Byte;
+    std::uint8_t shift = 0, mask = 0xff;  // a Field's place in its byte
   };
   void need_bytes() const;
   int add_place(Place p);
@@ -186,6 +226,7 @@ class Schema {
   nlohmann::json value_json(int id, int v) const;
 
   std::vector<Place> places_;
+  int npacks_ = 0;
   std::vector<Var> vars_;
   std::vector<Slot> slots_;
   std::vector<int> first_;

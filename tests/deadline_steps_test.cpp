@@ -336,9 +336,10 @@ TEST_CASE("deadline: initial state, layout and constructor checks") {
   CHECK(m.device() == 4);
   CHECK(m.clock_actor() == 5);
   CHECK(m.tracked() == 5);  // writer.0 after the five blockers
-  // 54 requests x 3 bytes + 3 processes x 2 + device 2 + ghost 3 + mq-deadline 12,
-  // then the bits: 54 requests x 2 flags + the ghost error flag.
-  CHECK(m.state_bytes() == 54 * 3 + 6 + 2 + 3 + 12 + (54 * 2 + 1 + 7) / 8);
+  // 54 requests x 3 bytes (status and flags packed in one, seq, age) + 3
+  // processes x 2 + device 2 + ghost 3 + mq-deadline 12, then the ghost error
+  // flag's bit.
+  CHECK(m.state_bytes() == 54 * 3 + 6 + 2 + 3 + 12 + 1);
   CHECK_FALSE(m.finished(s));
   for (std::size_t i = m.state_bytes(); i < State::capacity; ++i) CHECK(s.b[i] == 0);
   CHECK_THROWS_AS(DM(4, params({})), UsageError);

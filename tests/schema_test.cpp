@@ -81,6 +81,37 @@ TEST_CASE("schema: every variable keeps its value, independently of the others")
   }));
 }
 
+TEST_CASE("schema: packed variables share one byte per copy") {
+  Schema sc;
+  const int b = sc.block("rq", 5);
+  const int st = sc.enumeration("status", {"a", "b", "c", "d", "e", "f"}, b);
+  const int f1 = sc.bit("f1", b), f2 = sc.bit("f2", b);
+  const int seq = sc.integer("seq", 0, 255, b);
+  sc.pack({st, f1, f2});
+  CHECK_THROWS_AS(sc.pack({seq, f1}), std::logic_error);  // f1 is packed already
+  sc.layout();
+  CHECK(sc.bytes() == 5 * 2);
+  CHECK_THROWS_AS(sc.byte_var(st), std::logic_error);
+  const FieldVar s = sc.field_var(st), a = sc.field_var(f1), c = sc.field_var(f2);
+  ByteState<16> x{};
+  for (int r = 0; r < 5; ++r) {
+    s.set(x, r, 5 - r);
+    a.set(x, r, r % 2);
+    c.set(x, r, 1 - r % 2);
+    sc.set_value(x, seq, r, 200 + r);
+  }
+  for (int r = 0; r < 5; ++r) {
+    CHECK(s.get(x, r) == 5 - r);
+    CHECK(a.test(x, r) == (r % 2 == 1));
+    CHECK(c.test(x, r) == (r % 2 == 0));
+    CHECK(sc.value(x, seq, r) == 200 + r);
+  }
+  CHECK(sc.json(x)["rq"][0]["status"] == "f");
+  Schema wide;
+  const int w1 = wide.integer("x", 0, 15), w2 = wide.integer("y", 0, 31);
+  CHECK_THROWS_AS(wide.pack({w1, w2}), std::logic_error);  // 4 + 5 bits
+}
+
 TEST_CASE("schema: state_json shows groups, blocks, names and kinds") {
   const Schema sc = example(2, 2);
   ByteState<64> s{};

@@ -135,8 +135,8 @@ class RqTable {
 
  private:
   const Workload* wl_;
-  ByteVar status_, seq_, age_;
-  BitVar inserted_, nofifo_;
+  ByteVar seq_, age_;
+  FieldVar status_, inserted_, nofifo_;  // one byte per request
 };
 
 }  // namespace blkmc::sched
