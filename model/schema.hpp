@@ -6,8 +6,9 @@
 // come:
 //   - the byte layout: a block's copies lie back to back (an actor's
 //     variables share a cache line), booleans and bits are packed at the
-//     end, every other value is one byte holding value - lo;
-//   - typed slots (ByteVar, BitVar) the model's views read and write;
+//     end, every other value is one byte holding value - lo, or a few bits
+//     of a byte shared with other small variables (pack());
+//   - typed slots (ByteVar, BitVar, FieldVar) the model's views read and write;
 //   - the flat variable list (var-major: every copy of a variable, then the
 //     next variable): footprint bits, `variable_names()`, the Z3 variables of
 //     `blkmc prove` (TsVar) and frame values;
