@@ -76,11 +76,12 @@ TEST_CASE("inflight: initial state, layout and parameters") {
   CHECK(m.rd_flags(s) == 0);
   CHECK(m.reader_actor() == 2);
   CHECK_FALSE(m.finished(s));
-  // 3 bytes per submitter + counters + 7 reader bytes and a byte of 6 flags.
-  CHECK(m.state_bytes() == 6 + 3 + 8);
-  CHECK(M(M::TagWalkV1, defaults()).state_bytes() == 6 + 8);
-  CHECK(M(M::Percpu, defaults()).state_bytes() == 6 + 6 + 8);
-  CHECK(M(M::Be835694, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() == 12 + 12 + 8);
+  // 2 bytes per submitter (pc and target packed in one, round) + counters + 7
+  // reader bytes and a byte of 6 flags.
+  CHECK(m.state_bytes() == 4 + 3 + 8);
+  CHECK(M(M::TagWalkV1, defaults()).state_bytes() == 4 + 8);
+  CHECK(M(M::Percpu, defaults()).state_bytes() == 4 + 6 + 8);
+  CHECK(M(M::Be835694, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() == 8 + 12 + 8);
   CHECK(M(M::Percpu, params(3, 4, 3, 3, -1, 1, 3)).state_bytes() <= State::capacity);
   CHECK(m.read_elements() == 1);
   CHECK(M(M::B0d97557, defaults()).read_elements() == 2);  // one per driver tag

@@ -17,6 +17,7 @@ Schema inflight::schema(const Config& c, SchemaIds* ids) {
   const int sub = sc.block("submitters", c.nsub), rd = sc.group("reader");
   id.pc = sc.enumeration("pc", {std::begin(kPcNames), std::end(kPcNames)}, sub);
   id.target = sc.enumeration("target", parts, sub);
+  sc.pack({id.pc, id.target});  // 3 + at most 4 bits: one byte per submitter
   id.round = sc.integer("round", 0, c.rounds, sub);
   // The counters, top level: state_json nests them as in_flight (per CPU
   // an array), which a block of objects cannot say.
@@ -145,7 +146,7 @@ InflightModel::InflightModel(int variant, const Params& p)
   if (schema_.size() > int(Footprint::kMaxVars))
     throw std::logic_error("inflight: more variables than a Footprint holds");
   const Schema& sc = schema_;
-  pc_ = sc.byte_var(id.pc), sub_target_ = sc.byte_var(id.target), round_ = sc.byte_var(id.round);
+  pc_ = sc.field_var(id.pc), sub_target_ = sc.field_var(id.target), round_ = sc.byte_var(id.round);
   pos_ = sc.byte_var(id.pos), done_ = sc.byte_var(id.done), rd_target_ = sc.byte_var(id.rd_target);
   sum_ = sc.byte_var(id.sum), sum0_ = sc.byte_var(id.sum0);
   seen_ = sc.byte_var(id.seen), seen0_ = sc.byte_var(id.seen0);

@@ -256,7 +256,8 @@ class InflightModel {
   int variant_, parts_, nsub_, rounds_, reads_, target_, whole_, ncpu_;
   inflight::Config cfg_;
   Schema schema_;
-  ByteVar pc_, sub_target_, round_, pos_, done_, rd_target_, sum_, sum0_, seen_, seen0_;
+  FieldVar pc_, sub_target_;  // one byte per submitter
+  ByteVar round_, pos_, done_, rd_target_, sum_, sum0_, seen_, seen0_;
   std::array<ByteVar, kMaxCounters> cnt_{};
   BitVar live_, part_wrong_, part0_wrong_, over_bound_, negative_, missed_queued_;
   // Footprints: the flat indices of each submitter's, the reader's and each
