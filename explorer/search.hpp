@@ -261,7 +261,7 @@ class Search {
   }
 
   const M& m_;
-  const SearchOptions& opt_;
+  const SearchOptions opt_;  // a copy: a Search may outlive the options it was given
   StateStore store_;
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
