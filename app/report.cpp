@@ -12,7 +12,10 @@ nlohmann::json stats_json(const Stats& s) {
           {"states_per_second", s.states_per_second},
           {"bytes_per_state", s.bytes_per_state},
           {"store_bytes", s.store_bytes},
-          {"peak_rss_bytes", s.peak_rss_bytes}};
+          {"peak_rss_bytes", s.peak_rss_bytes},
+          {"reduction", s.reduction},
+          {"ample_states", s.ample_states},
+          {"full_states", s.full_states}};
 }
 
 nlohmann::json outcome_json(const CheckOutcome& o) {
@@ -57,6 +60,14 @@ std::string stats_text(const Stats& s) {
       s.bytes_per_state, human_bytes(double(s.peak_rss_bytes)));
 }
 
+std::string reduction_text(const Stats& s) {
+  std::string out = s.reduction;
+  if (s.ample_states + s.full_states)
+    out += fmt::format(" ({} of {} states with steps of several actors expanded by one actor's)",
+                       s.ample_states, s.ample_states + s.full_states);
+  return out;
+}
+
 std::string outcome_text(const CheckOutcome& o) {
   std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
                                 params_string(o.params), o.search, to_string(o.stop));
@@ -65,6 +76,7 @@ std::string outcome_text(const CheckOutcome& o) {
     out += '\n';
   }
   out += "  " + stats_text(o.stats) + '\n';
+  out += "  reduction: " + reduction_text(o.stats) + '\n';
   return out;
 }
 

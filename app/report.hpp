@@ -16,6 +16,8 @@ std::string outcome_text(const CheckOutcome& o);
 // "max = 32 (trace 17 steps)", "holds  (max = 30)", ...
 std::string prop_result_text(const CheckOutcome::Prop& p);
 std::string stats_text(const Stats& s);
+// Which reductions applied, and what the partial-order reduction got.
+std::string reduction_text(const Stats& s);
 int exit_code(const CheckOutcome& o);  // violated > incomplete > holds
 
 }  // namespace blkmc

@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   std::string model, variant = "", trace_out;
   std::vector<std::string> params, props;
   bool bfs = false, dfs = false, as_json = false, quiet = false;
+  bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false;
   std::uint64_t max_states = 0;
   std::uint32_t max_depth = 0;
   double seconds = 0, memory_mib = 0;
@@ -125,6 +126,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e7));
   check->add_option("--trace-out", trace_out,
                     "write each violation's counterexample here (-PROP is added when several)");
+  check->add_flag("--no-reduce", no_reduce, "explore the full state space (no reduction)");
+  check->add_flag("--no-por", no_por, "no partial-order reduction");
+  check->add_flag("--no-slice", no_slice, "no property slicing (store every variable)");
+  check->add_flag("--no-symmetry", no_symmetry, "no symmetry reduction");
   check->add_flag("--json", as_json, "print the outcome as JSON");
   check->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
   check->excludes(list);
@@ -338,6 +343,9 @@ int main(int argc, char** argv) {
       opt.limits.seconds = seconds;
       opt.limits.memory_bytes = memory_mib > 0 ? std::uint64_t(memory_mib * 1024 * 1024)
                                                : default_memory_limit();
+      // Every reduction that is sound for the selected properties
+      // (explorer/reduction.hpp), unless switched off.
+      opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
       const CheckOutcome o = mh.check(variant, run_params, props, opt);
       nlohmann::json written = nlohmann::json::object();
       if (!trace_out.empty()) {

@@ -22,6 +22,7 @@
 
 #include "explorer/progress.hpp"
 #include "explorer/search.hpp"
+#include "explorer/reach.hpp"
 #include "explorer/starvation.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
@@ -344,13 +345,59 @@ class PropertyChecks {
   std::size_t violated_ = 0;
 };
 
+// Under partial-order reduction a breadth-first search finds shortest paths
+// of the reduced graph only. For `--bfs`, each trace is then searched again
+// breadth-first without it (slicing and symmetry keep depths), bounded by
+// the trace's length: the first state with the same quality (violating the
+// invariant, a deadlock, the same maximum, above the bound) and a shortest
+// full-model path to it. A trace stays as it is if that search stops early.
+template <class M>
+void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename M::State>& r) {
+  using State = typename M::State;
+  for (PropOutcome<State>& o : r.props) {
+    if (!o.trace || o.trace->steps.empty()) continue;
+    SearchOptions again = opt;
+    again.reduce.por = false;
+    again.props = {o.prop};
+    again.bounds.clear();
+    again.limits.max_depth = std::uint32_t(o.trace->steps.size());
+    const PropKind kind = m.info().props.at(std::size_t(o.prop)).kind;
+    const std::optional<int> bound = o.bound, value = o.value;
+    auto pred = [&](const State& s) {
+      switch (kind) {
+        case PropKind::Invariant:
+          return m.violates(o.prop, s);
+        case PropKind::Deadlock: {
+          bool any = false;
+          m.for_each_successor(s, [&](const Step&, const State&) { any = true; });
+          return !any && !m.finished(s);
+        }
+        case PropKind::Maximize:
+          if constexpr (HasMeasure<M>) return bound ? m.measure(o.prop, s) > *bound : m.measure(o.prop, s) == *value;
+          return false;
+        default:
+          return false;
+      }
+    };
+    Search<M> search(m, again);
+    FindState<M, decltype(pred)> obs(pred);
+    search.run(obs);
+    if (!obs.done()) continue;
+    o.trace = search.path_to(obs.found);
+    if constexpr (HasMeasure<M>)
+      if (kind == PropKind::Maximize && bound) o.value = m.measure(o.prop, o.trace->states.back());
+  }
+}
+
 // Searches m with the selected properties checked on the way.
 template <class M>
 SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   PropertyChecks<M> checks(m, opt);
   Search<M> search(m, opt);
   const StopReason stop = search.run(checks);
-  return checks.result(stop, search);
+  SearchResult<typename M::State> r = checks.result(stop, search);
+  if (opt.bfs && search.reduction().por()) shortest_traces(m, opt, r);
+  return r;
 }
 
 }  // namespace blkmc

@@ -25,6 +25,11 @@ struct Stats {
   double bytes_per_state = 0;  // visited store (states, parents, depths, table) / states
   std::uint64_t store_bytes = 0;
   std::uint64_t peak_rss_bytes = 0;
+  // The reductions that applied (explorer/reduction.hpp), and how many
+  // states the partial-order reduction expanded with an ample set or fully
+  // (among those with steps of two or more actors).
+  std::string reduction = "none";
+  std::uint64_t ample_states = 0, full_states = 0;
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss

@@ -26,9 +26,11 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "explorer/limits.hpp"
+#include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
 #include "model/model.hpp"
 
@@ -43,6 +45,9 @@ struct SearchOptions {
   // Parallel to props (may be shorter): the bound K of a maximize property
   // selected as NAME<=K; nullopt (or missing) for no bound.
   std::vector<std::optional<int>> bounds;
+  // Slicing, symmetry and partial-order reduction (explorer/reduction.hpp):
+  // none unless asked for (check and the suite ask for all).
+  ReduceOptions reduce;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };
@@ -67,7 +72,11 @@ class Search {
 
   // start: the state the search begins at (default: the model's initial).
   Search(const M& m, const SearchOptions& opt, std::optional<State> start = std::nullopt)
-      : m_(m), opt_(opt), store_(m.state_bytes()), start_state_(start ? *start : m.initial()) {}
+      : m_(m),
+        opt_(opt),
+        red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
+        store_(m.state_bytes()),
+        start_state_(start ? *start : m.initial()) {}
 
   template <class Obs>
   StopReason run(Obs& obs) {
@@ -94,6 +103,10 @@ class Search {
     st.store_bytes = store_.memory_bytes() + extra_bytes;
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.peak_rss_bytes = peak_rss_bytes();
+    const ReductionStats rs = red_.stats();
+    st.reduction = rs.summary;
+    st.ample_states = rs.ample;
+    st.full_states = rs.full;
     return st;
   }
 
@@ -118,12 +131,36 @@ class Search {
     return found;
   }
 
+  const Reduction<M>& reduction() const { return red_; }
+
   // The path the search took from its start to state id (under BFS a
-  // shortest one).
+  // shortest one), on concrete states: where the store holds keys, each
+  // step is the first whose successor's key is the next stored key.
   Counterexample<State> path_to(std::uint32_t id) const {
     std::vector<std::uint32_t> path;
     for (std::uint32_t i = id; i != StateStore::kNone; i = store_.parent(i)) path.push_back(i);
     Counterexample<State> cx;
+    if (red_.keyed()) {
+      cx.states.push_back(start_state_);
+      for (std::size_t k = path.size() - 1; k > 0; --k) {
+        const State want = load(path[k - 1]);
+        bool found = false;
+        State to{};
+        m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
+          if (found) return;
+          State kn = n;
+          red_.key(kn);
+          if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
+            cx.steps.push_back(st);
+            to = n;
+            found = true;
+          }
+        });
+        if (!found) throw std::logic_error("path_to: a stored step has no concrete counterpart");
+        cx.states.push_back(to);
+      }
+      return cx;
+    }
     cx.states.push_back(load(path.back()));
     for (std::size_t k = path.size() - 1; k > 0; --k) {
       const State to = load(path[k - 1]);
@@ -135,8 +172,10 @@ class Search {
   // path_to(walk[0]), continued along the stored states walk[1..] (a lasso's
   // or a cycle's walk), by actors[k] for the step walk[k] -> walk[k + 1]
   // where given.
+  // (Graph properties only, which search unreduced.)
   Counterexample<State> path_along(const std::vector<std::uint32_t>& walk,
                                    const std::vector<int>& actors = {}) const {
+    if (red_.keyed()) throw std::logic_error("path_along on a reduced search");
     Counterexample<State> cx = path_to(walk.front());
     for (std::size_t k = 1; k < walk.size(); ++k) {
       const State to = load(walk[k]);
@@ -152,6 +191,7 @@ class Search {
     State next;
     std::uint64_t hash;
     std::uint8_t actor;
+    Step step;
   };
 
   std::uint64_t hash_of(const State& s) const { return hash_padded(s.b.data(), m_.state_bytes()); }
@@ -178,7 +218,9 @@ class Search {
   StopReason loop(Obs& obs) {
     State cur;
     std::uint32_t id;
-    visit(obs, start_state_, hash_of(start_state_), StateStore::kNone, 0, id);
+    State start = start_state_;
+    red_.key(start);
+    visit(obs, start, hash_of(start), StateStore::kNone, 0, id);
     if (obs.done()) return StopReason::AllViolated;
     std::vector<std::uint32_t> stack;
     if (!opt_.bfs) stack.push_back(0);
@@ -206,7 +248,9 @@ class Search {
         // otherwise expanded as usual (deadlock check, the edge log).
         bool any = false;
         m_.for_each_successor(cur, [&](const Step&, const State& next) {
-          any = any || !store_.contains(next.b.data(), hash_of(next));
+          State k = next;
+          red_.key(k);
+          any = any || !store_.contains(k.b.data(), hash_of(k));
         });
         if (any) {
           truncated = true;
@@ -215,14 +259,18 @@ class Search {
       }
       succ_.clear();
       m_.for_each_successor(cur, [&](const Step& st, const State& next) {
-        const std::uint64_t h = hash_of(next);
-        store_.prefetch(h);
-        succ_.push_back({next, h, st.actor});
+        succ_.push_back({next, 0, st.actor, st});
+        Succ& x = succ_.back();
+        red_.key(x.next);
+        x.hash = hash_of(x.next);
+        store_.prefetch(x.hash);
       });
+      if (red_.por())
+        red_.reduce(cur, succ_, [&](const State& n, std::uint64_t h) { return store_.contains(n.b.data(), h); });
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
-      for (const auto& [next, h, actor] : succ_) {
+      for (const auto& [next, h, actor, step] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = store_.size() >= max_states_;
         const bool at_memory =
@@ -262,7 +310,7 @@ class Search {
 
   const M& m_;
   const SearchOptions opt_;  // a copy: a Search may outlive the options it was given
-  StateStore store_;
+  Reduction<M> red_;  StateStore store_;
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
   std::uint64_t transitions_ = 0;

@@ -203,4 +203,29 @@ nlohmann::json Schema::json_of(const std::vector<int>& flat) const {
   return j;
 }
 
+int Schema::find_place(const std::string& name) const {
+  for (std::size_t i = 0; i < places_.size(); ++i)
+    if (places_[i].name == name) return int(i);
+  throw std::logic_error("schema: no place " + name);
+}
+
+std::vector<std::uint8_t> Schema::keep_mask(const std::vector<bool>& keep) const {
+  need_bytes();
+  std::vector<std::uint8_t> m(bytes_, 0xff);
+  for (std::size_t id = 0; id < vars_.size(); ++id) {
+    if (keep.at(id)) continue;
+    const Slot& sl = slots_[id];
+    for (int c = 0; c < copies(int(id)); ++c) {
+      if (sl.kind == Slot::Bit) {
+        const std::uint32_t p = sl.at + sl.stride * std::uint32_t(c);
+        m[p >> 3] = std::uint8_t(m[p >> 3] & ~(1u << (p & 7)));
+      } else {
+        auto& b = m[sl.at + sl.stride * std::uint32_t(c)];
+        b = std::uint8_t(b & ~(std::uint32_t(sl.mask) << sl.shift));
+      }
+    }
+  }
+  return m;
+}
+
 }  // namespace blkmc

@@ -155,6 +155,32 @@ class Schema {
   const Var& var(int id) const { return vars_.at(std::size_t(id)); }
   int copies(int id) const { const Var& v = var(id); return v.place < 0 ? 1 : places_[std::size_t(v.place)].copies; }
   int find(const std::string& name) const;  // throws std::logic_error
+  int find_place(const std::string& name) const;  // throws std::logic_error
+  const std::string& place_name(int place) const { return places_.at(std::size_t(place)).name; }
+  int place_copies(int place) const { return places_.at(std::size_t(place)).copies; }
+
+  // For the reductions (explorer/reduction.hpp). A mask over the state's
+  // bytes that clears every copy of the variables not kept (keep: by id).
+  std::vector<std::uint8_t> keep_mask(const std::vector<bool>& keep) const;
+  // out = in with the copies of a block's variables moved: copy c to
+  // perm[c] (variables elsewhere are left as they are in out).
+  template <class S>
+  void permute_block(const S& in, int place, const std::vector<int>& perm, S& out) const {
+    for (int id = 0; id < int(vars_.size()); ++id)
+      if (vars_[std::size_t(id)].place == place)
+        for (int c = 0; c < int(perm.size()); ++c) set_value(out, id, perm[std::size_t(c)], value(in, id, c));
+  }
+  // Whether copies a and b of a block hold the same values, and which
+  // orders first (by the block's variables in declaration order).
+  template <class S>
+  int compare_copies(const S& s, int place, int a, int b) const {
+    for (int id = 0; id < int(vars_.size()); ++id)
+      if (vars_[std::size_t(id)].place == place) {
+        const int x = value(s, id, a), y = value(s, id, b);
+        if (x != y) return x < y ? -1 : 1;
+      }
+    return 0;
+  }
 
   // The slot of a variable (throws std::logic_error when it is the other kind).
   ByteVar byte_var(int id) const;

@@ -92,6 +92,10 @@ TagsModel::TagsModel(int variant, const Params& p)
   pos_ = byte("pos"), count_ = byte("count");
   round_ = byte("round");
   if (pool_) obj_ = byte("obj");
+  auto first = [&](const char* n) { return schema_.index(schema_.find(n)); };
+  fl_ = {first("bit"),   first("owner"), first("rqs"),      first("pc"),
+         first("round"), first("tag"),   pool_ ? first("obj") : -1, first("pos"),
+         first("count"), first("oops"),  first("stale_fn"), first("stale_count")};
 }
 
 TagsModel::State TagsModel::initial() const {
@@ -187,41 +191,44 @@ std::string TagsModel::describe(const State& s, const Step& st) const {
 
 std::vector<std::string> TagsModel::variable_names() const { return schema_.element_names(); }
 
+// Footprint bits: the flat index of element i of a variable.
+static std::size_t el(int first, int i = 0) { return std::size_t(first + i); }
+
+void TagsModel::submitter_vars(std::bitset<Footprint::kMaxVars>& b, int sub) const {
+  b.set(el(fl_.pc, sub)).set(el(fl_.round, sub)).set(el(fl_.tag, sub));
+  if (pool_) b.set(el(fl_.obj, sub));
+}
+
+void TagsModel::iterator_vars(std::bitset<Footprint::kMaxVars>& b) const {
+  for (int v : {fl_.pos, fl_.count, fl_.oops, fl_.stale_fn, fl_.stale_count}) b.set(el(v));
+}
+
 Footprint TagsModel::footprint(const State& s, const Step& st) const {
   Footprint f;
-  const Schema& sc = schema_;
-  static const char* const kSub[] = {"pc", "round", "tag", "obj"};
-  auto submitter = [&](std::bitset<Footprint::kMaxVars>& b, int sub) {
-    for (const char* n : kSub)
-      if (pool_ || n != kSub[3]) b.set(std::size_t(sc.index(sc.find(n), sub)));
-  };
-  auto at = [&](const char* n, int i = 0) { return std::size_t(sc.index(sc.find(n), i)); };
   const int sub = st.actor;
   if (sub == nsub_) {
     const int t = st.arg;
-    for (const char* n : {"pos", "count", "oops", "stale_fn", "stale_count"}) {
-      f.reads.set(at(n));
-      f.writes.set(at(n));
-    }
-    f.reads.set(at("bit", t)).set(at("rqs", t)).set(at("owner", t));
-    for (int i = 0; i < nsub_; ++i) submitter(f.reads, i);  // ref, state and tag of rqs[t]
+    iterator_vars(f.reads);
+    iterator_vars(f.writes);
+    f.reads.set(el(fl_.bit, t)).set(el(fl_.rqs, t)).set(el(fl_.owner, t));
+    for (int i = 0; i < nsub_; ++i) submitter_vars(f.reads, i);  // ref, state and tag of rqs[t]
     return f;
   }
-  submitter(f.reads, sub);
-  submitter(f.writes, sub);
+  submitter_vars(f.reads, sub);
+  submitter_vars(f.writes, sub);
   switch (st.action) {
     case GET:
-      for (int i = 0; i < nsub_; ++i) submitter(f.reads, i);
+      for (int i = 0; i < nsub_; ++i) submitter_vars(f.reads, i);
       break;
     case ALLOC:
-      for (int t = 0; t < ntags_; ++t) f.reads.set(at("bit", t));  // which bits are clear
-      f.writes.set(at("bit", st.arg)).set(at("owner", st.arg));
+      for (int t = 0; t < ntags_; ++t) f.reads.set(el(fl_.bit, t));  // which bits are clear
+      f.writes.set(el(fl_.bit, st.arg)).set(el(fl_.owner, st.arg));
       break;
     case ASSIGN:
-      f.writes.set(at("rqs", tag(s, sub)));
+      f.writes.set(el(fl_.rqs, tag(s, sub)));
       break;
     case FREE:
-      f.writes.set(at("bit", tag(s, sub))).set(at("owner", tag(s, sub)));
+      f.writes.set(el(fl_.bit, tag(s, sub))).set(el(fl_.owner, tag(s, sub)));
       break;
     default:
       break;
@@ -250,5 +257,79 @@ std::string TagsModel::summary(const State& s) const {
 }
 
 nlohmann::json TagsModel::state_json(const State& s) const { return schema_.json(s); }
+
+Influence TagsModel::influence() const {
+  InfluenceBuilder b(schema_, static_info().props.size());
+  b.maybe({"obj"});
+  // Which steps are enabled: pcs, the held tag, the clear bits, the free
+  // pool objects, the walk's position and whether it died; finished() too.
+  b.control({"pc", "tag", "bit", "obj", "pos", "oops"});
+  b.flow("bit", {"bit", "tag"})
+      .flow("owner", {"owner", "tag", "round", "obj", "pc"})
+      .flow("rqs", {"rqs", "tag", "round", "obj"})
+      .flow("pc", {"pc", "round"})
+      .flow("round", {"round"})
+      .flow("tag", {"tag"})
+      .flow("obj", {"obj"})
+      .flow("pos", {"pos", "oops", "bit", "rqs"})
+      .flow("oops", {"oops", "bit", "rqs"})
+      // fn's call and its count read the request behind rqs[t]: its owner,
+      // whether it is alive, in flight, and its tag (the submitters' state).
+      .flow("stale_fn", {"stale_fn", "bit", "rqs", "owner", "pc", "round", "tag", "obj"})
+      .flow("count", {"count", "bit", "rqs", "owner", "pc", "round", "tag", "obj"})
+      .flow("stale_count", {"stale_count", "bit", "rqs", "owner", "pc", "round", "tag", "obj"});
+  b.reads(NoNullDeref, {"oops"})
+      .reads(FnSeesOwner, {"stale_fn"})
+      .reads(CountOwnerOnly, {"stale_count"})
+      .reads(WalkCountBounded, {"count"});
+  return b.done();
+}
+
+int TagsModel::symmetric_block(const std::vector<int>&) const {
+  return schema_.find_place("submitters");
+}
+
+void TagsModel::rename(State& s, const std::vector<int>& perm) const {
+  if (pool_) return;
+  auto moved = [&](int id) {
+    if (id == 0) return 0;
+    const int sub = (id - 1) / rounds_, r = (id - 1) % rounds_;
+    return perm[std::size_t(sub)] * rounds_ + r + 1;
+  };
+  for (int t = 0; t < ntags_; ++t) {
+    owner_.set(s, t, moved(owner_.get(s, t)));
+    rqs_.set(s, t, moved(rqs_.get(s, t)));
+  }
+}
+
+Footprint TagsModel::actor_future(const State& s, int actor) const {
+  Footprint f;
+  if (actor == nsub_) {
+    if (iterator_done(s)) return f;
+    iterator_vars(f.reads);
+    iterator_vars(f.writes);
+    for (int t = iter_pos(s); t < ntags_; ++t)
+      f.reads.set(el(fl_.bit, t)).set(el(fl_.rqs, t)).set(el(fl_.owner, t));
+    for (int i = 0; i < nsub_; ++i) submitter_vars(f.reads, i);
+    return f;
+  }
+  const int sub = actor, p = pc(s, sub);
+  if (p == DONE) return f;
+  submitter_vars(f.reads, sub);
+  submitter_vars(f.writes, sub);
+  if (pool_)
+    for (int i = 0; i < nsub_; ++i) f.reads.set(el(fl_.obj, i));
+  if (p <= ALLOC || round(s, sub) + 1 < rounds_) {  // it allocates again: any tag
+    for (int t = 0; t < ntags_; ++t) {
+      f.reads.set(el(fl_.bit, t));
+      f.writes.set(el(fl_.bit, t)).set(el(fl_.owner, t)).set(el(fl_.rqs, t));
+    }
+  } else {
+    const int t = tag(s, sub);  // the last round, past its allocation
+    if (p <= ASSIGN) f.writes.set(el(fl_.rqs, t));
+    f.writes.set(el(fl_.bit, t)).set(el(fl_.owner, t));
+  }
+  return f;
+}
 
 }  // namespace blkmc

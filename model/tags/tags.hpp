@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -64,6 +65,19 @@ class TagsModel {
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
   std::vector<std::string> variable_names() const;
+
+  // --- for the reductions (explorer/reduction.hpp) ---
+  // What each variable is computed from, what the guards and properties read.
+  Influence influence() const;
+  // The submitters are interchangeable for every property (none names one).
+  int symmetric_block(const std::vector<int>& props) const;
+  // After the submitters' blocks moved (copy c to perm[c]): the request ids
+  // in owner[] and rqs[] name the moved submitters (pool = 0: an id is
+  // submitter * rounds + round + 1; pool objects are nobody's).
+  void rename(State& s, const std::vector<int>& perm) const;
+  int actors() const { return nsub_ + 1; }
+  // Everything the actor may read or write from s on.
+  Footprint actor_future(const State& s, int actor) const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -163,6 +177,12 @@ class TagsModel {
   int variant_, ntags_, nsub_, rounds_, pool_;
   tags::Config cfg_;
   Schema schema_;
+  // Flat (footprint) index of each variable's first element; obj -1 without a pool.
+  struct Flat {
+    int bit, owner, rqs, pc, round, tag, obj, pos, count, oops, stale_fn, stale_count;
+  } fl_{};
+  void submitter_vars(std::bitset<Footprint::kMaxVars>& b, int sub) const;
+  void iterator_vars(std::bitset<Footprint::kMaxVars>& b) const;
   BitVar bit_, oops_, stale_fn_, stale_count_;
   ByteVar owner_, rqs_, pc_, round_, tag_, obj_, pos_, count_;
 };

@@ -1,0 +1,302 @@
+// The explorer's reductions, one engine in the search loop
+// (explorer/search.hpp): each maps a state to the key that is stored, or
+// prunes the successors that are expanded, and each is sound only for some
+// property kinds, so which apply is decided here from the selected
+// properties and what the model declares.
+//
+//   slicing   (cone of influence, model/influence.hpp): the variables no
+//             guard, finished() or selected property depends on are cleared
+//             in the key, so states that differ only there are one state;
+//   symmetry  the copies of one schema block are interchangeable actors
+//             (the model's symmetric_block(props)): the key is the
+//             canonical member of the state's orbit (the copies sorted by
+//             their values, ties broken by trying their orders), after the
+//             model renames what refers to them (rename(state, perm));
+//   partial-order reduction: an ample set is the enabled steps of one actor
+//             when none of them is visible (writes what a selected property
+//             reads) and each is independent of everything every other
+//             actor may still do (the model's actor_future(state, actor));
+//             the proviso expands a state fully unless every ample
+//             successor is new to the store, so every cycle of the reduced
+//             graph has a fully expanded state and no step is ignored.
+//
+// Slicing and symmetry are bisimulation quotients: they keep every verdict,
+// every maximum and every BFS depth. The partial-order reduction keeps
+// invariants, deadlocks and maxima of measures over visible variables, not
+// BFS depths (`check --bfs` then looks for the shortest trace again without
+// it, see explore()). Progress and starvation are decided on the full graph:
+// a lasso's loop must close on concrete states and weak fairness is per
+// actor, which neither a quotient nor an ample set keeps as such; with one
+// of them selected, the search runs unreduced.
+//
+// Traces are rebuilt on concrete states (Search::path_to): from the initial
+// state, at each step the successor whose key is the next stored key; so a
+// trace found under reduction is a path of the full model with every
+// variable's real value.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/influence.hpp"
+#include "model/model.hpp"
+
+namespace blkmc {
+
+struct ReduceOptions {
+  bool slice = false, symmetry = false, por = false;
+  static ReduceOptions all() { return {true, true, true}; }
+  static ReduceOptions none() { return {}; }
+  bool any() const { return slice || symmetry || por; }
+};
+
+template <class M>
+concept HasInfluence = requires(const M& m) {
+  { m.influence() } -> std::same_as<Influence>;
+  { m.schema() } -> std::convertible_to<const Schema&>;
+};
+template <class M>
+concept HasSymmetry = requires(const M& m, typename M::State& s, const std::vector<int>& v) {
+  { m.symmetric_block(v) } -> std::convertible_to<int>;
+  m.rename(s, v);
+  { m.schema() } -> std::convertible_to<const Schema&>;
+};
+template <class M>
+concept HasActorFuture = requires(const M& m, const typename M::State& s) {
+  { m.actors() } -> std::convertible_to<int>;
+  { m.actor_future(s, 0) } -> std::same_as<Footprint>;
+};
+
+// What the reductions did in one search.
+struct ReductionStats {
+  std::string summary;              // which apply, e.g. "slicing (count); symmetry (3 submitters)"
+  std::uint64_t ample = 0;          // states expanded with an ample set smaller than all
+  std::uint64_t full = 0;           // states with steps of two or more actors, expanded fully
+};
+
+template <class M>
+class Reduction {
+ public:
+  using State = typename M::State;
+
+  // props: the selected properties (empty: all); depth_bounded: a --max-depth
+  // search, where ample sets could hide states behind the bound.
+  Reduction(const M& m, const ReduceOptions& opt, std::vector<int> props, bool depth_bounded)
+      : m_(m) {
+    const auto& pinfo = m.info().props;
+    if (props.empty())
+      for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
+    if (!opt.any()) return;
+    for (int p : props) {
+      const PropKind k = pinfo.at(std::size_t(p)).kind;
+      if (k == PropKind::Progress || k == PropKind::Starvation) {
+        notes_.push_back(fmt::format("none ({} is decided on the full graph)", pinfo[std::size_t(p)].name));
+        return;
+      }
+    }
+    n_ = m.state_bytes();
+    kept_.set();
+    if constexpr (HasInfluence<M>) init_influence(opt, props);
+    if constexpr (HasSymmetry<M>) {
+      if (opt.symmetry) {
+        block_ = m.symmetric_block(props);
+        if (block_ >= 0) {
+          const Schema& sc = m.schema();
+          copies_ = sc.place_copies(block_);
+          if (copies_ < 2) {
+            block_ = -1;
+          } else {
+            perm_.resize(std::size_t(copies_));
+            notes_.push_back(fmt::format("symmetry ({} {})", copies_, block_name(sc, block_)));
+          }
+        }
+      }
+    }
+    if constexpr (HasActorFuture<M> && HasInfluence<M>) {
+      if (opt.por && !depth_bounded && can_por_) {
+        por_ = true;
+        notes_.push_back("partial-order");
+      }
+    }
+    if (opt.por && !por_)
+      notes_.push_back(depth_bounded ? "no partial-order (depth bound)"
+                                     : "no partial-order (the model declares no actor futures)");
+  }
+
+  bool keyed() const { return !mask_.empty() || block_ >= 0; }
+  bool por() const { return por_; }
+
+  // The stored form of s, in place.
+  void key(State& s) const {
+    if (!mask_.empty()) {
+      const std::size_t n = std::min(mask_.size(), State::capacity);
+      for (std::size_t i = 0; i + 8 <= n; i += 8) {
+        std::uint64_t w, k;
+        std::memcpy(&w, s.b.data() + i, 8);
+        std::memcpy(&k, mask_.data() + i, 8);
+        w &= k;
+        std::memcpy(s.b.data() + i, &w, 8);
+      }
+    }
+    if constexpr (HasSymmetry<M>)
+      if (block_ >= 0) canonicalize(s);
+  }
+
+  // Partial-order reduction of one state's successors (succ: .actor, .step,
+  // .next, .hash; next already keyed). stored(next, hash): whether the store
+  // holds it. Removes the successors outside the chosen ample set.
+  template <class Succ, class Stored>
+  void reduce(const State& s, std::vector<Succ>& succ, Stored&& stored) {
+    if constexpr (HasActorFuture<M> && HasInfluence<M>) {
+      if (!por_ || succ.size() < 2) return;
+      // The actors with enabled steps, fewest steps first (then by id).
+      actors_.clear();
+      for (const Succ& x : succ) {
+        auto it = std::find_if(actors_.begin(), actors_.end(), [&](const auto& a) { return a.first == x.actor; });
+        if (it == actors_.end()) actors_.push_back({x.actor, 1});
+        else ++it->second;
+      }
+      if (actors_.size() < 2) return;
+      std::stable_sort(actors_.begin(), actors_.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+      const int na = m_.actors();
+      future_.resize(std::size_t(na));
+      for (int q = 0; q < na; ++q) {
+        future_[std::size_t(q)] = m_.actor_future(s, q);
+        future_[std::size_t(q)].reads &= kept_;
+        future_[std::size_t(q)].writes &= kept_;
+      }
+      for (const auto& [p, count] : actors_) {
+        if (ample_ok(s, succ, p, stored)) {
+          std::erase_if(succ, [&](const Succ& x) { return x.actor != p; });
+          ++stats_.ample;
+          return;
+        }
+      }
+      ++stats_.full;
+    }
+  }
+
+  ReductionStats stats() const {
+    ReductionStats st = stats_;
+    st.summary = notes_.empty() ? "none" : fmt::format("{}", fmt::join(notes_, "; "));
+    return st;
+  }
+
+ private:
+  // Slicing, and the visible and kept footprint elements.
+  void init_influence(const ReduceOptions& opt, const std::vector<int>& props) {
+    const Schema& sc = m_.schema();
+    if (sc.size() > int(Footprint::kMaxVars)) return;  // footprints mark everything
+    const Influence inf = m_.influence();
+    const std::vector<bool> keep = inf.relevant(props);
+    // Visible: the flat elements of what the selected properties read.
+    for (int p : props)
+      for (int v : inf.prop_reads.at(std::size_t(p)))
+        for (int c = 0; c < sc.copies(v); ++c) visible_.set(std::size_t(sc.index(v, c)));
+    have_visible_ = true;
+    std::vector<std::string> sliced;
+    for (std::size_t v = 0; v < keep.size(); ++v)
+      if (!keep[v]) sliced.push_back(sc.vars()[v].name);
+    if (opt.slice && !sliced.empty()) {
+      mask_ = sc.keep_mask(keep);
+      mask_.resize((mask_.size() + 7) / 8 * 8, 0);
+      // What a step does to a variable not stored does not matter.
+      kept_.reset();
+      for (std::size_t v = 0; v < keep.size(); ++v)
+        if (keep[v])
+          for (int c = 0; c < sc.copies(int(v)); ++c) kept_.set(std::size_t(sc.index(int(v), c)));
+      notes_.push_back(fmt::format("slicing ({} not stored)", fmt::join(sliced, ", ")));
+    }
+    can_por_ = true;
+  }
+  // Named after the block's actors, e.g. "submitters".
+  static std::string block_name(const Schema& sc, int place) { return sc.place_name(place); }
+
+  template <class Succ, class Stored>
+  bool ample_ok(const State& s, const std::vector<Succ>& succ, int p, Stored& stored) const {
+    for (const Succ& x : succ) {
+      if (x.actor != p) continue;
+      Footprint f = m_.footprint(s, x.step);
+      f.reads &= kept_;
+      f.writes &= kept_;
+      if (have_visible_ && (f.writes & visible_).any()) return false;
+      for (std::size_t q = 0; q < future_.size(); ++q)
+        if (int(q) != p && !f.independent_of(future_[q])) return false;
+    }
+    // The proviso: every ample successor is new.
+    for (const Succ& x : succ)
+      if (x.actor == p && stored(x.next, x.hash)) return false;
+    return true;
+  }
+
+  // The orbit's canonical member: copies sorted by their values; copies
+  // with equal values may still differ in what refers to them, so every
+  // order of each run of equal copies is tried (up to a bound, past which
+  // the sorted order alone is taken: a representative, still sound, just
+  // less reduction) and the smallest state kept.
+  void canonicalize(State& s) const {
+    const Schema& sc = m_.schema();
+    order_.resize(std::size_t(copies_));
+    for (int c = 0; c < copies_; ++c) order_[std::size_t(c)] = c;
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](int a, int b) { return sc.compare_copies(s, block_, a, b) < 0; });
+    // Runs of equal copies.
+    runs_.clear();
+    std::size_t tries = 1;
+    for (int i = 0; i < copies_;) {
+      int j = i + 1;
+      while (j < copies_ && sc.compare_copies(s, block_, order_[std::size_t(i)], order_[std::size_t(j)]) == 0) ++j;
+      if (j - i > 1) {
+        runs_.push_back({i, j});
+        for (int k = 2; k <= j - i; ++k) tries *= std::size_t(k);
+      }
+      i = j;
+    }
+    if (tries > kMaxTries) runs_.clear();
+    State best{}, cand{};
+    bool have = false;
+    std::vector<int>& ord = order_;
+    // Enumerates the orders of every run (odometer over next_permutation).
+    for (auto& r : runs_) std::sort(ord.begin() + r.first, ord.begin() + r.second);
+    while (true) {
+      // ord[k]: the copy that goes to position k; perm[copy] = position.
+      for (int k = 0; k < copies_; ++k) perm_[std::size_t(ord[std::size_t(k)])] = k;
+      cand = s;
+      sc.permute_block(s, block_, perm_, cand);
+      m_.rename(cand, perm_);
+      if (!have || std::memcmp(cand.b.data(), best.b.data(), n_) < 0) {
+        best = cand;
+        have = true;
+      }
+      std::size_t r = 0;
+      for (; r < runs_.size(); ++r)
+        if (std::next_permutation(ord.begin() + runs_[r].first, ord.begin() + runs_[r].second)) break;
+      if (r == runs_.size()) break;
+    }
+    s = best;
+  }
+
+  static constexpr std::size_t kMaxTries = 720;
+  const M& m_;
+  std::size_t n_ = 0;
+  std::vector<std::uint8_t> mask_;  // slicing: bytes kept (8-byte padded); empty: none
+  int block_ = -1, copies_ = 0;     // symmetry: the block; -1: none
+  bool por_ = false, have_visible_ = false, can_por_ = false;
+  std::bitset<Footprint::kMaxVars> visible_, kept_;
+  std::vector<std::string> notes_;
+  ReductionStats stats_;
+  std::vector<std::pair<int, int>> actors_;
+  std::vector<Footprint> future_;
+  mutable std::vector<int> order_;
+  mutable std::vector<int> perm_;
+  mutable std::vector<std::pair<int, int>> runs_;
+};
+
+}  // namespace blkmc
