@@ -217,8 +217,8 @@ Footprint TagsModel::footprint(const State& s, const Step& st) const {
   submitter_vars(f.reads, sub);
   submitter_vars(f.writes, sub);
   switch (st.action) {
-    case GET:
-      for (int i = 0; i < nsub_; ++i) submitter_vars(f.reads, i);
+    case GET:  // which pool objects are free
+      for (int i = 0; i < nsub_; ++i) f.reads.set(el(fl_.obj, i));
       break;
     case ALLOC:
       for (int t = 0; t < ntags_; ++t) f.reads.set(el(fl_.bit, t));  // which bits are clear
