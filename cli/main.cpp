@@ -235,7 +235,10 @@ int main(int argc, char** argv) {
                    "suite files, directories (every *.suite below, sorted) or - for stdin")
       ->required();
   suite->add_option("--time", suite_seconds, "time limit per run, seconds");
-  bool suite_markdown = false, suite_expand = false;
+  bool suite_markdown = false, suite_expand = false, suite_no_reduce = false, suite_compare = false;
+  suite->add_flag("--no-reduce", suite_no_reduce, "search every row without reductions");
+  suite->add_flag("--compare-reductions", suite_compare,
+                  "search every row with and without reductions; a row also fails when they differ");
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
   suite->add_flag("--expand", suite_expand,
                   "run nothing; print every expectation as a canonical one-per-line row (all "
@@ -422,8 +425,15 @@ int main(int argc, char** argv) {
     if (dev_stress->parsed()) return run_device_stress(stress);
     if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);
-    if (suite->parsed())
-      return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand);
+    if (suite->parsed()) {
+      if (suite_no_reduce && suite_compare)
+        throw UsageError("--no-reduce and --compare-reductions exclude each other");
+      return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand,
+                             ModelLookup(find_model),
+                             suite_no_reduce  ? SuiteReduce::Off
+                             : suite_compare ? SuiteReduce::Compare
+                                             : SuiteReduce::On);
+    }
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';
     return kExitReplayMismatch;

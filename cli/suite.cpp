@@ -362,7 +362,7 @@ void parse_suite(Suite& s, std::istream& in, const std::string& name, double sec
 }
 
 int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, bool markdown,
-               const ModelLookup& lookup) {
+               const ModelLookup& lookup, SuiteReduce reduce) {
   // Rows first, then the table, so columns fit the longest names.
   struct Row {
     std::string model, variant, params, prop, expected, found, states, seconds, steps;
@@ -379,10 +379,20 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     opt.limits.seconds = seconds_per_run;
     opt.progress = false;
     opt.limits.memory_bytes = default_memory_limit();
+    opt.reduce = reduce == SuiteReduce::Off ? ReduceOptions::none() : ReduceOptions::all();
     const CheckOutcome o = mh.check(g.variant, g.params, props, opt);
+    std::optional<CheckOutcome> full;
+    if (reduce == SuiteReduce::Compare) {
+      opt.reduce = ReduceOptions::none();
+      full = mh.check(g.variant, g.params, props, opt);
+    }
     for (std::size_t i = 0; i < g.expects.size(); ++i) {
       const Expect& e = g.expects[i];
       const auto& pr = o.props[i];
+      // Compare: the unreduced search finds the same.
+      const bool same = !full || (full->props[i].verdict == pr.verdict &&
+                                  full->props[i].value == pr.value &&
+                                  full->props[i].value_exact == pr.value_exact);
       bool ok;
       std::string expected, found;
       if (e.value) {
@@ -396,11 +406,19 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
         expected = to_string(e.verdict);
         found = to_string(pr.verdict);
       }
+      if (!same) {
+        ok = false;
+        found += fmt::format(" (unreduced: {})", full->props[i].value
+                                                     ? std::to_string(*full->props[i].value)
+                                                     : to_string(full->props[i].verdict));
+      }
       failures += !ok;
       ++rows;
       const auto& tr = pr.trace;
       table.push_back({g.model, g.variant, g.display, e.prop, expected, found,
-                       std::to_string(o.stats.states), fmt::format("{:.3f}", o.stats.seconds),
+                       full ? fmt::format("{}/{}", o.stats.states, full->stats.states)
+                            : std::to_string(o.stats.states),
+                       fmt::format("{:.3f}", o.stats.seconds),
                        tr ? std::to_string(tr->steps.size()) : "-", ok});
     }
   }
@@ -543,10 +561,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
 }  // namespace
 
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
-              const ModelLookup& lookup) {
+              const ModelLookup& lookup, SuiteReduce reduce) {
   Suite s;
   parse_suite(s, in, name, seconds_per_run, lookup);
-  return run_parsed(s, name, seconds_per_run, markdown, lookup);
+  return run_parsed(s, name, seconds_per_run, markdown, lookup, reduce);
 }
 
 std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
@@ -571,7 +589,7 @@ std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
 }
 
 int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run, bool markdown,
-                    bool expand, const ModelLookup& lookup) {
+                    bool expand, const ModelLookup& lookup, SuiteReduce reduce) {
   Suite s;
   for (const auto& file : suite_files(paths)) {
     if (file == "-") {
@@ -589,7 +607,7 @@ int run_suite_files(const std::vector<std::string>& paths, double seconds_per_ru
   const std::string name = paths.size() == 1 && paths[0] == "-"
                                ? std::string("suite")
                                : fmt::format("{}", fmt::join(paths, " "));
-  return run_parsed(s, name, seconds_per_run, markdown, lookup);
+  return run_parsed(s, name, seconds_per_run, markdown, lookup, reduce);
 }
 
 }  // namespace blkmc

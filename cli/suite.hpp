@@ -44,8 +44,14 @@ namespace blkmc {
 // pass their own toy models).
 using ModelLookup = std::function<const ModelHandle&(const std::string&)>;
 
+// How the check rows search: with every reduction that applies (the
+// default), without any, or both, where a row also fails when the two
+// searches differ in a verdict, a maximum or its exactness.
+enum class SuiteReduce { On, Off, Compare };
+
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
-              bool markdown = false, const ModelLookup& lookup = ModelLookup(find_model));
+              bool markdown = false, const ModelLookup& lookup = ModelLookup(find_model),
+              SuiteReduce reduce = SuiteReduce::On);
 
 // PATHS: suite files, directories (every *.suite below, sorted by path) or
 // - (stdin), in the order given.
@@ -57,6 +63,7 @@ std::vector<std::string> suite_files(const std::vector<std::string>& paths);
 // returns 0: `blkmc suite --expand model/ | sort` is the suite's content.
 int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run,
                     bool markdown = false, bool expand = false,
-                    const ModelLookup& lookup = ModelLookup(find_model));
+                    const ModelLookup& lookup = ModelLookup(find_model),
+                    SuiteReduce reduce = SuiteReduce::On);
 
 }  // namespace blkmc

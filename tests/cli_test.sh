@@ -51,7 +51,7 @@ contains "$T/out" "NULL pointer dereference" "replay story"
 expect 1 "single prop trace path" -- "$B" check tags -v null-check --bfs -q --prop fn-sees-owner --trace-out "$T/one.json"
 [ -f "$T/one.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --trace-out F with one property"; }
 
-expect 1 "json output" -- "$B" check tags -v null-check --bfs -q --json
+expect 1 "json output" -- "$B" check tags -v null-check --bfs -q --json --no-reduce
 python3 - "$T/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --json content"; }
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -59,8 +59,23 @@ v = {p["property"]: p["verdict"] for p in j["properties"]}
 assert v == {"no-null-deref": "holds", "fn-sees-owner": "violated", "count-owner-only": "holds",
              "walk-count-bounded": "holds", "deadlock": "holds"}, v
 assert j["stats"]["states"] == 441, j["stats"]
+assert j["stats"]["reduction"] == "none", j["stats"]
 assert j["stop"] == "complete"
 PY
+# With the reductions (the default): the same verdicts from fewer states.
+expect 1 "json output, reduced" -- "$B" check tags -v null-check --bfs -q --json
+python3 - "$T/out" <<'PY' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --json content, reduced"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = {p["property"]: p["verdict"] for p in j["properties"]}
+assert v == {"no-null-deref": "holds", "fn-sees-owner": "violated", "count-owner-only": "holds",
+             "walk-count-bounded": "holds", "deadlock": "holds"}, v
+assert 0 < j["stats"]["states"] < 441, j["stats"]
+assert "symmetry (2 submitters)" in j["stats"]["reduction"], j["stats"]
+PY
+expect 0 "slicing named" -- "$B" check tags -v refcount -q --prop fn-sees-owner
+contains "$T/out" "reduction: slicing (count, stale_count not stored)" "check prints the reduction"
+expect 2 "suite flags exclude each other" -- "$B" suite --no-reduce --compare-reductions model/tags/tags.suite
 
 # Determinism: the same run twice gives byte-identical traces.
 "$B" check tags -v refcount -p pool=2 -p rounds=2 --bfs -q --prop fn-sees-owner --trace-out "$T/a.json" >/dev/null
