@@ -113,6 +113,7 @@ class Reduction {
             block_ = -1;
           } else {
             perm_.resize(std::size_t(copies_));
+            layout_ = sc.block_layout(block_);
             notes_.push_back(fmt::format("symmetry ({} {})", copies_, block_name(sc, block_)));
           }
         }
@@ -236,23 +237,51 @@ class Reduction {
     return true;
   }
 
-  // The orbit's canonical member: copies sorted by their values; copies
-  // with equal values may still differ in what refers to them, so every
-  // order of each run of equal copies is tried (up to a bound, past which
-  // the sorted order alone is taken: a representative, still sound, just
-  // less reduction) and the smallest state kept.
+  // The orbit's canonical member: copies sorted by their stored values;
+  // copies with equal values may still differ in what refers to them, so
+  // every order of each run of equal copies is tried (up to a bound, past
+  // which the sorted order alone is taken: a representative, still sound,
+  // just less reduction) and the smallest state kept.
+  int compare_copies(const State& s, int a, int b) const {
+    const auto& l = layout_;
+    if (l.rec) {
+      const int c = std::memcmp(s.b.data() + l.base + a * l.rec, s.b.data() + l.base + b * l.rec, l.rec);
+      if (c) return c;
+    }
+    for (std::uint32_t p : l.bits) {
+      const int x = bit_at(s, p + std::uint32_t(a)), y = bit_at(s, p + std::uint32_t(b));
+      if (x != y) return x - y;
+    }
+    return 0;
+  }
+  static int bit_at(const State& s, std::uint32_t p) { return (s.b[p >> 3] >> (p & 7)) & 1; }
+  static void set_bit_at(State& s, std::uint32_t p, int v) {
+    const auto m = std::uint8_t(1u << (p & 7));
+    s.b[p >> 3] = std::uint8_t(v ? s.b[p >> 3] | m : s.b[p >> 3] & ~m);
+  }
+  // out = in with copy c moved to perm[c], and what refers to copies renamed.
+  void permute(const State& in, State& out) const {
+    const auto& l = layout_;
+    out = in;
+    for (int c = 0; c < copies_; ++c) {
+      const int to = perm_[std::size_t(c)];
+      if (to == c) continue;
+      if (l.rec) std::memcpy(out.b.data() + l.base + to * l.rec, in.b.data() + l.base + c * l.rec, l.rec);
+      for (std::uint32_t p : l.bits) set_bit_at(out, p + std::uint32_t(to), bit_at(in, p + std::uint32_t(c)));
+    }
+    m_.rename(out, perm_);
+  }
+
   void canonicalize(State& s) const {
-    const Schema& sc = m_.schema();
     order_.resize(std::size_t(copies_));
     for (int c = 0; c < copies_; ++c) order_[std::size_t(c)] = c;
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](int a, int b) { return sc.compare_copies(s, block_, a, b) < 0; });
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return compare_copies(s, a, b) < 0; });
     // Runs of equal copies.
     runs_.clear();
     std::size_t tries = 1;
     for (int i = 0; i < copies_;) {
       int j = i + 1;
-      while (j < copies_ && sc.compare_copies(s, block_, order_[std::size_t(i)], order_[std::size_t(j)]) == 0) ++j;
+      while (j < copies_ && compare_copies(s, order_[std::size_t(i)], order_[std::size_t(j)]) == 0) ++j;
       if (j - i > 1) {
         runs_.push_back({i, j});
         for (int k = 2; k <= j - i; ++k) tries *= std::size_t(k);
@@ -260,21 +289,20 @@ class Reduction {
       i = j;
     }
     if (tries > kMaxTries) runs_.clear();
+    std::vector<int>& ord = order_;
+    for (auto& r : runs_) std::sort(ord.begin() + r.first, ord.begin() + r.second);
     State best{}, cand{};
     bool have = false;
-    std::vector<int>& ord = order_;
-    // Enumerates the orders of every run (odometer over next_permutation).
-    for (auto& r : runs_) std::sort(ord.begin() + r.first, ord.begin() + r.second);
+    // Every order of every run (an odometer of next_permutation).
     while (true) {
       // ord[k]: the copy that goes to position k; perm[copy] = position.
       for (int k = 0; k < copies_; ++k) perm_[std::size_t(ord[std::size_t(k)])] = k;
-      cand = s;
-      sc.permute_block(s, block_, perm_, cand);
-      m_.rename(cand, perm_);
+      permute(s, cand);
       if (!have || std::memcmp(cand.b.data(), best.b.data(), n_) < 0) {
         best = cand;
         have = true;
       }
+      if (runs_.empty()) break;
       std::size_t r = 0;
       for (; r < runs_.size(); ++r)
         if (std::next_permutation(ord.begin() + runs_[r].first, ord.begin() + runs_[r].second)) break;
@@ -288,6 +316,7 @@ class Reduction {
   std::size_t n_ = 0;
   std::vector<std::uint8_t> mask_;  // slicing: bytes kept (8-byte padded); empty: none
   int block_ = -1, copies_ = 0;     // symmetry: the block; -1: none
+  Schema::BlockLayout layout_;
   bool por_ = false, have_visible_ = false, can_por_ = false;
   std::bitset<Footprint::kMaxVars> visible_, kept_;
   std::vector<std::string> notes_;

@@ -209,6 +209,24 @@ int Schema::find_place(const std::string& name) const {
   throw std::logic_error("schema: no place " + name);
 }
 
+Schema::BlockLayout Schema::block_layout(int place) const {
+  need_bytes();
+  BlockLayout l;
+  bool first = true;
+  for (std::size_t id = 0; id < vars_.size(); ++id) {
+    if (vars_[id].place != place) continue;
+    const Slot& sl = slots_[id];
+    if (sl.kind == Slot::Bit) {
+      l.bits.push_back(sl.at);
+    } else if (first || sl.at < l.base) {
+      l.base = sl.at;
+      l.rec = sl.stride;
+      first = false;
+    }
+  }
+  return l;
+}
+
 std::vector<std::uint8_t> Schema::keep_mask(const std::vector<bool>& keep) const {
   need_bytes();
   std::vector<std::uint8_t> m(bytes_, 0xff);

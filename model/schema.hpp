@@ -162,25 +162,13 @@ class Schema {
   // For the reductions (explorer/reduction.hpp). A mask over the state's
   // bytes that clears every copy of the variables not kept (keep: by id).
   std::vector<std::uint8_t> keep_mask(const std::vector<bool>& keep) const;
-  // out = in with the copies of a block's variables moved: copy c to
-  // perm[c] (variables elsewhere are left as they are in out).
-  template <class S>
-  void permute_block(const S& in, int place, const std::vector<int>& perm, S& out) const {
-    for (int id = 0; id < int(vars_.size()); ++id)
-      if (vars_[std::size_t(id)].place == place)
-        for (int c = 0; c < int(perm.size()); ++c) set_value(out, id, perm[std::size_t(c)], value(in, id, c));
-  }
-  // Whether copies a and b of a block hold the same values, and which
-  // orders first (by the block's variables in declaration order).
-  template <class S>
-  int compare_copies(const S& s, int place, int a, int b) const {
-    for (int id = 0; id < int(vars_.size()); ++id)
-      if (vars_[std::size_t(id)].place == place) {
-        const int x = value(s, id, a), y = value(s, id, b);
-        if (x != y) return x < y ? -1 : 1;
-      }
-    return 0;
-  }
+  // Where a block's copies lie: copy c's bytes are [base + c * rec, base +
+  // (c + 1) * rec); its booleans and bits at position bits[k] + c.
+  struct BlockLayout {
+    std::uint32_t base = 0, rec = 0;
+    std::vector<std::uint32_t> bits;
+  };
+  BlockLayout block_layout(int place) const;
 
   // The slot of a variable (throws std::logic_error when it is the other kind).
   ByteVar byte_var(int id) const;
