@@ -135,14 +135,33 @@ inline bool within(const Footprint& f, const Footprint& fut) {
 // every step another actor takes while one actor stands still stays within
 // its actor_future() of that state; and a step independent of all of an
 // actor's enabled steps changes none of them (footprints name the guards).
+// The explorer computes futures and footprints on stored keys, whose sliced
+// variables are cleared: on such a state they must still cover what they
+// cover on the concrete one (restricted to the kept variables).
 template <class M>
-int check_futures(const M& m, int steps, int lookahead) {
+int check_futures(const M& m, int steps, int lookahead, const std::vector<int>& props = {}) {
+  const Schema& sc = m.schema();
+  const std::vector<bool> keep = m.influence().relevant(props);
+  const std::vector<std::uint8_t> mask = sc.keep_mask(keep);
+  std::bitset<Footprint::kMaxVars> kept;
+  for (int v = 0; v < int(keep.size()); ++v)
+    if (keep[std::size_t(v)])
+      for (int c = 0; c < sc.copies(v); ++c) kept.set(std::size_t(sc.index(v, c)));
+  auto restricted = [&](Footprint f) {
+    f.reads &= kept;
+    f.writes &= kept;
+    return f;
+  };
   typename M::State s = m.initial();
   int checked = 0;
   for (int k = 0; k < steps; ++k) {
     const int still = *rc::gen::inRange(0, m.actors());
     std::vector<Footprint> fut;
     for (int q = 0; q < m.actors(); ++q) fut.push_back(m.actor_future(s, q));
+    typename M::State key = s;
+    for (std::size_t i = 0; i < mask.size(); ++i) key.b[i] &= mask[i];
+    for (int q = 0; q < m.actors(); ++q) RC_ASSERT(within(restricted(fut[std::size_t(q)]), m.actor_future(key, q)));
+    for (const auto& [st, next] : successors(m, s)) RC_ASSERT(within(restricted(m.footprint(s, st)), m.footprint(key, st)));
     typename M::State u = s;
     for (int j = 0; j < lookahead; ++j) {
       std::vector<std::pair<Step, typename M::State>> others;

@@ -46,7 +46,7 @@ TEST_CASE("reduction: permuting tags' submitters commutes with every step") {
 TEST_CASE("reduction: tags' actor futures cover what the actors do") {
   CHECK(rc::check("actor futures and guard reads", [] {
     const TagsModel m = random_tags();
-    check_futures(m, 30, 12);
+    check_futures(m, 30, 12, some_props(m.info()));
   }));
 }
 
