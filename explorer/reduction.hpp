@@ -194,26 +194,30 @@ class Reduction {
   // Slicing, and the visible and kept footprint elements.
   void init_influence(const ReduceOptions& opt, const std::vector<int>& props) {
     const Schema& sc = m_.schema();
-    if (sc.size() > int(Footprint::kMaxVars)) return;  // footprints mark everything
     const Influence inf = m_.influence();
+    // Past kMaxVars elements footprints mark everything: slicing only.
+    const bool footprints = sc.size() <= int(Footprint::kMaxVars);
     const std::vector<bool> keep = inf.relevant(props);
-    // Visible: the flat elements of what the selected properties read.
-    for (int p : props)
-      for (int v : inf.prop_reads.at(std::size_t(p)))
-        for (int c = 0; c < sc.copies(v); ++c) visible_.set(std::size_t(sc.index(v, c)));
-    have_visible_ = true;
     std::vector<std::string> sliced;
     for (std::size_t v = 0; v < keep.size(); ++v)
       if (!keep[v]) sliced.push_back(sc.vars()[v].name);
     if (opt.slice && !sliced.empty()) {
       mask_ = sc.keep_mask(keep);
       mask_.resize((mask_.size() + 7) / 8 * 8, 0);
+      notes_.push_back(fmt::format("slicing ({} not stored)", fmt::join(sliced, ", ")));
+    }
+    if (!footprints) return;
+    // Visible: the flat elements of what the selected properties read.
+    for (int p : props)
+      for (int v : inf.prop_reads.at(std::size_t(p)))
+        for (int c = 0; c < sc.copies(v); ++c) visible_.set(std::size_t(sc.index(v, c)));
+    have_visible_ = true;
+    if (!mask_.empty()) {
       // What a step does to a variable not stored does not matter.
       kept_.reset();
       for (std::size_t v = 0; v < keep.size(); ++v)
         if (keep[v])
           for (int c = 0; c < sc.copies(int(v)); ++c) kept_.set(std::size_t(sc.index(int(v), c)));
-      notes_.push_back(fmt::format("slicing ({} not stored)", fmt::join(sliced, ", ")));
     }
     can_por_ = true;
   }

@@ -128,3 +128,44 @@ TEST_CASE("reduction: every model keeps its verdicts with the reductions on") {
 
 }  // namespace
 }  // namespace blkmc::testing
+
+#include "model/sched/sched_model.hpp"
+
+namespace blkmc::testing {
+namespace {
+
+// The scheduler models slice their property ghosts: random variants and
+// shipped workloads (each parameter between its minimum and its default).
+template <class M>
+void sched_slicing() {
+  const ModelInfo& inf = M::static_info();
+  rc::detail::TestParams params;
+  params.maxSuccess = 25;
+  const auto r = rc::detail::checkTestable(
+      [&] {
+        const int variant = *rc::gen::inRange(0, int(inf.variants.size()));
+        Params p;
+        for (const ParamInfo& pi : inf.params)
+          p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
+        std::optional<M> m;
+        try {
+          m.emplace(variant, p);
+        } catch (const UsageError&) {
+          RC_DISCARD("parameters the model refuses");
+        }
+        RC_ASSERT(check_slicing(*m, some_props(inf), 60) > 0);
+      },
+      rc::detail::TestMetadata{}, params);
+  INFO("model " << inf.name);
+  CHECK(r.template is<rc::detail::SuccessResult>());
+}
+
+TEST_CASE("reduction: the scheduler models' ghosts are read by their properties only") {
+  sched_slicing<sched::DeadlineModel>();
+  sched_slicing<sched::BfqModel>();
+  sched_slicing<sched::CfqModel>();
+  sched_slicing<sched::NoneModel>();
+}
+
+}  // namespace
+}  // namespace blkmc::testing

@@ -381,6 +381,33 @@ int SchedModel<Sched>::measure(int prop, const State& s) const {
 }
 
 template <class Sched>
+Influence SchedModel<Sched>::influence() const {
+  const std::size_t n = schema_.vars().size();
+  Influence inf;
+  inf.from.resize(n);
+  inf.control.assign(n, true);
+  inf.prop_reads.resize(info().props.size());
+  std::vector<int> ghosts;
+  auto ghost = [&](const char* name, int prop) {
+    const int g = schema_.find(name);
+    ghosts.push_back(g);
+    inf.control[std::size_t(g)] = false;
+    inf.prop_reads[std::size_t(prop)].push_back(g);
+  };
+  ghost("err", Conservation);
+  ghost("wait", MaxWait);
+  ghost("wait_ticks", MaxWaitTicks);
+  ghost("expired_wait", MaxExpiredWait);
+  if (wl_.has_fair()) ghost("fair_svc", FairRatio);
+  // A ghost's new value comes from the requests, the tracked request's
+  // place, the clock and itself, never from another ghost.
+  for (int g : ghosts)
+    for (int v = 0; v < int(n); ++v)
+      if (v == g || inf.control[std::size_t(v)]) inf.from[std::size_t(g)].push_back(v);
+  return inf;
+}
+
+template <class Sched>
 bool SchedModel<Sched>::pending(int prop, const State& s) const {
   return prop == Starvation && tracked_queued(s);
 }

@@ -45,6 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -116,6 +117,12 @@ class SchedModel {
   std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
+
+  // For property slicing (explorer/reduction.hpp): the property ghosts
+  // (err, wait, wait_ticks, expired_wait, fair_svc) are written from the
+  // rest of the state and read only by their properties; every other
+  // variable counts as read by a guard, so it is kept whatever is checked.
+  Influence influence() const;
 
   // --- parameters and parts ---
   const Workload& workload() const { return wl_; }
