@@ -140,6 +140,7 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
     so.limits.seconds = 10;
     so.limits.max_states = 2000000;
     so.limits.memory_bytes = default_memory_limit() / 4;
+    so.reduce = ReduceOptions::all();
     const auto res = explore(mb, so);
     if (!res.props.empty() && res.props[0].value) {
       c.worst_wait = *res.props[0].value;

@@ -122,6 +122,7 @@ Reach run_reach(const std::string& model, const std::string& from, const std::st
     so.progress = false;
     so.limits.max_states = opt.max_states;
     so.limits.memory_bytes = default_memory_limit();
+    so.reduce = ReduceOptions::all();
     const std::string name = sched::shipped_workloads()[std::size_t(w)].name;
     CheckOutcome o;
     try {

@@ -403,6 +403,7 @@ int main(int argc, char** argv) {
       opt.limits.seconds = seconds;
       opt.limits.max_states = max_states;
       opt.limits.memory_bytes = default_memory_limit();
+      opt.reduce = ReduceOptions::all();
       const Params p = resolve_params(mh.info(), params);
       const CheckOutcome a = mh.check(before, p, props, opt);
       const CheckOutcome b = mh.check(after, p, props, opt);
