@@ -313,10 +313,9 @@ class PropertyChecks {
 
   // Path to the first stuck state, then the walk to a cycle or a dead end.
   static Counterexample<State> lasso_trace(const Search<M>& search, const Lasso& l) {
-    Counterexample<State> cx = search.path_along(l.walk);  // walk[0] == stuck
-    const std::size_t base = cx.steps.size() - (l.walk.size() - 1);
+    const std::size_t base = search.store().depth(l.walk.front());  // path_to's length
+    Counterexample<State> cx = search.path_along(l.walk, l.loop_start);  // walk[0] == stuck
     cx.stuck_at = base;
-    cx.loop_start = base + l.loop_start;
     return cx;
   }
 
@@ -325,14 +324,13 @@ class PropertyChecks {
   Counterexample<State> fair_cycle_trace(const Search<M>& search, const FairCycle& fc, int prop) const {
     // walk[0] == entry
     Counterexample<State> cx =
-        search.path_along(fc.walk, std::vector<int>(fc.actors.begin(), fc.actors.end()));
-    const std::size_t base = cx.steps.size() - (fc.walk.size() - 1);
+        search.path_along(fc.walk, 0, std::vector<int>(fc.actors.begin(), fc.actors.end()));
+    const std::size_t base = *cx.loop_start;
     std::size_t j = base;
     if constexpr (HasPending<M>) {
       while (j > 0 && m_.pending(prop, cx.states[j - 1])) --j;
     }
     cx.stuck_at = j;
-    cx.loop_start = base;
     return cx;
   }
 

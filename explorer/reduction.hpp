@@ -93,13 +93,28 @@ class Reduction {
     if (props.empty())
       for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
     if (!opt.any()) return;
+    // Progress and starvation are decided on the graph: a quotient keeps
+    // AG EF finished (slicing and symmetry), and slicing keeps actors and
+    // what they enable (weak fairness); ample sets keep neither.
+    ReduceOptions o = opt;
     for (int p : props) {
       const PropKind k = pinfo.at(std::size_t(p)).kind;
-      if (k == PropKind::Progress || k == PropKind::Starvation) {
-        notes_.push_back(fmt::format("none ({} is decided on the full graph)", pinfo[std::size_t(p)].name));
-        return;
+      const std::string& name = pinfo[std::size_t(p)].name;
+      if ((k == PropKind::Progress || k == PropKind::Starvation) && o.por) {
+        o.por = false;
+        notes_.push_back(fmt::format("no partial-order ({} is decided on the full graph)", name));
+      }
+      if (k == PropKind::Starvation && o.symmetry) {
+        o.symmetry = false;
+        notes_.push_back(fmt::format("no symmetry (weak fairness in {} is per actor)", name));
       }
     }
+    init(o, props, depth_bounded);
+  }
+
+ private:
+  void init(const ReduceOptions& opt, const std::vector<int>& props, bool depth_bounded) {
+    const M& m = m_;
     n_ = m.state_bytes();
     kept_.set();
     if constexpr (HasInfluence<M>) init_influence(opt, props);
@@ -129,6 +144,8 @@ class Reduction {
       notes_.push_back(depth_bounded ? "no partial-order (depth bound)"
                                      : "no partial-order (the model declares no actor futures)");
   }
+
+ public:
 
   bool keyed() const { return !mask_.empty() || block_ >= 0; }
   bool por() const { return por_; }

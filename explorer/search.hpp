@@ -171,18 +171,53 @@ class Search {
   }
   // path_to(walk[0]), continued along the stored states walk[1..] (a lasso's
   // or a cycle's walk), by actors[k] for the step walk[k] -> walk[k + 1]
-  // where given.
-  // (Graph properties only, which search unreduced.)
-  Counterexample<State> path_along(const std::vector<std::uint32_t>& walk,
+  // where given. When walk.back() == walk[loop] (a cycle; loop ==
+  // walk.size() - 1 when the walk ends in a dead end), *loop_start is the
+  // index in the result's states where the repeating part begins, so that
+  // states.back() == states[*loop_start] (or nothing repeats at a dead
+  // end). Where the store holds keys, the cycle of keys is followed on
+  // concrete states until a concrete state repeats (a permuted or sliced
+  // copy of the entry state is not yet the entry state); every state on
+  // the way has the keys of the walk.
+  Counterexample<State> path_along(const std::vector<std::uint32_t>& walk, std::size_t loop,
                                    const std::vector<int>& actors = {}) const {
-    if (red_.keyed()) throw std::logic_error("path_along on a reduced search");
     Counterexample<State> cx = path_to(walk.front());
-    for (std::size_t k = 1; k < walk.size(); ++k) {
-      const State to = load(walk[k]);
-      cx.steps.push_back(step_between(cx.states.back(), to, k - 1 < actors.size() ? actors[k - 1] : -1));
+    const std::size_t base = cx.steps.size();
+    auto follow = [&](std::size_t k) {  // the step walk[k - 1] -> walk[k]
+      const State want = load(walk[k]);
+      const int actor = k - 1 < actors.size() ? actors[k - 1] : -1;
+      bool found = false;
+      State to{};
+      m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
+        if (found || (actor >= 0 && st.actor != actor)) return;
+        State kn = n;
+        red_.key(kn);
+        if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
+          cx.steps.push_back(st);
+          to = n;
+          found = true;
+        }
+      });
+      if (!found) throw std::logic_error("path_along: a stored step has no concrete counterpart");
       cx.states.push_back(to);
+    };
+    for (std::size_t k = 1; k < walk.size(); ++k) follow(k);
+    cx.loop_start = base + loop;
+    if (!red_.keyed() || loop + 1 >= walk.size()) return cx;
+    // Rounds of the cycle walk[loop..] until a round ends in a concrete
+    // state some earlier round began with.
+    std::vector<std::size_t> entries{base + loop};
+    for (int round = 0; round < 100000; ++round) {
+      const State& end = cx.states.back();
+      for (std::size_t e : entries)
+        if (std::memcmp(cx.states[e].b.data(), end.b.data(), m_.state_bytes()) == 0) {
+          cx.loop_start = e;
+          return cx;
+        }
+      entries.push_back(cx.states.size() - 1);
+      for (std::size_t k = loop + 1; k < walk.size(); ++k) follow(k);
     }
-    return cx;
+    throw std::logic_error("path_along: the concrete cycle does not close");
   }
 
  private:
