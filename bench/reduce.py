@@ -259,7 +259,8 @@ def spin_check(spec, workdir):
             {"verdict": verdict}}
     return {"states": int(m_states.group(1)), "seconds": secs, "depth": None,
             "reduction": "spin -a, pan -E (partial-order, dead variables)",
-            "stop": "complete" if verdict != "incomplete" else "incomplete",
+            "stop": {"holds": "complete", "violated": "all properties violated"}.get(
+                verdict, "incomplete"),
             "props": prop}
 
 
@@ -321,8 +322,13 @@ def ratio(a, b):
     return f"{x:.3g}" if x < 100 else f"{x:.0f}"
 
 
+# blkmc's stop reasons: a search that found its verdicts is finished (every
+# property violated ends it early); a limit or an interrupt is not.
+FINISHED = ("complete", "all properties violated")
+
+
 def complete(r):
-    return r is not None and r["stop"] == "complete"
+    return r is not None and r["stop"] in FINISHED
 
 
 def state_text(n):
@@ -454,7 +460,8 @@ def run_suite_row(row, workdir):
         summary[m] = {
             "states": sum(r["states"] for r in rs),
             "seconds": sum(r["seconds"] for r in rs),
-            "stop": "complete" if not unfinished else f"{unfinished} of {len(rs)} unfinished",
+            "stop": ("complete" if not unfinished  # every run found its verdicts
+                     else f"{unfinished} of {len(rs)} runs stopped by a limit"),
             "depth": None,
             "reduction": summarize_reductions([r["reduction"] for r in rs]),
             "props": {},
