@@ -66,13 +66,15 @@ EOF
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/spin-vs-blkmc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# tags.pml's property switches: fn-sees-owner is an assertion there; pan
-# always looks for invalid end states (= blkmc's deadlock) unless run with -E,
-# so for any other property we pass -E and neither tool checks deadlock.
+# tags.pml's property switches: fn-sees-owner and count-owner-only are
+# assertions there; pan always looks for invalid end states (= blkmc's
+# deadlock) unless run with -E, so for any other property we pass -E and
+# neither tool checks deadlock.
 case $PROP in
   fn-sees-owner) prop_def=-DFN_SEES_OWNER; pan_e=-E ;;
+  count-owner-only) prop_def=-DCOUNT_OWNER_ONLY; pan_e=-E ;;
   deadlock)      prop_def=;                pan_e= ;;
-  *) die "PROP=$PROP has no SPIN counterpart in tags.pml (use fn-sees-owner or deadlock)" ;;
+  *) die "PROP=$PROP has no SPIN counterpart in tags.pml (use fn-sees-owner, count-owner-only or deadlock)" ;;
 esac
 
 rows=()
@@ -91,13 +93,15 @@ for cfg in "${configs[@]}"; do
   echo "== $name: blkmc" >&2
 
   # ---- blkmc: fastest of REPEAT runs ------------------------------------
+  # --no-reduce: the full state space, like pan -DNOREDUCE (bench/reduce.py
+  # compares the reduced searches).
   bj=$tmp/blkmc.json
   best=""
   for ((i = 0; i < REPEAT; i++)); do
     if ! "${pin[@]}" "$BLKMC" check tags --variant "$variant" \
         --param ntags="$ntags" --param submitters="$subs" \
         --param rounds="$rounds" --param pool="$pool" \
-        --prop "$PROP" --json -q >"$tmp/b.json"; then
+        --prop "$PROP" --no-reduce --json -q >"$tmp/b.json"; then
       echo "blkmc failed on $name" >&2; fail=1; continue 2
     fi
     s=$(jget "$tmp/b.json" .stats.seconds)

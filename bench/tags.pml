@@ -25,7 +25,9 @@
  *   NTAGS 1..16, SUBMITTERS 1..8, ROUNDS 1..15, POOL 0..8,
  *   VARIANT one of V4_11, NULL_CHECK, REFCOUNT, TAG_MATCH.
  *   -DFN_SEES_OWNER additionally asserts the property fn-sees-owner
- *   (fn never runs on a request that does not own the tag).
+ *   (fn never runs on a request that does not own the tag), and
+ *   -DCOUNT_OWNER_ONLY the property count-owner-only (fn never counts an
+ *   in-flight request through a tag it does not own).
  *
  * To get blkmc's state count:
  *   spin -a -o2 -DNTAGS=4 -DSUBMITTERS=3 -DROUNDS=2 -DPOOL=0 \
@@ -301,6 +303,9 @@ inline fn()
 	fi
 #ifdef FN_SEES_OWNER
 	; assert(!(flags & NOT_OWNER))
+#endif
+#ifdef COUNT_OWNER_ONLY
+	; assert(!(flags & STALE_COUNT))
 #endif
 }
 
