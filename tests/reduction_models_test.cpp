@@ -192,5 +192,64 @@ TEST_CASE("reduction: integrity keeps its verdicts and traces under every reduct
   }));
 }
 
+// --- the checks catch wrong declarations ---
+
+// inflight without the flow from the counters into the reader's sum would
+// slice the counters, which an atomic read copies into the sum.
+TEST_CASE("reduction: the slicing check fails on a wrong inflight declaration") {
+  struct Wrong : InflightModel {
+    using InflightModel::InflightModel;
+    Influence influence() const {
+      Influence inf = InflightModel::influence();
+      for (std::size_t v = 0; v < schema().vars().size(); ++v)
+        if (schema().vars()[v].place < 0)
+          for (auto& from : inf.from) std::erase(from, int(v));
+      return inf;
+    }
+  };
+  const Wrong w(InflightModel::LegacyAtomic, {{"parts", 1}, {"submitters", 1}, {"rounds", 1}, {"reads", 1},
+                                             {"target", -1}, {"whole", 0}, {"cpus", 1}});
+  CHECK_FALSE(w.influence().relevant({InflightModel::QuiescentExactPart})[std::size_t(w.schema().find("in_flight[sda]"))]);
+  const auto r = rc::detail::checkTestable([&] { check_slicing(w, {InflightModel::QuiescentExactPart}, 60); });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
+// workqueue's irq steps read every key and the journal io: without those
+// guard reads read_dirty of key 1 looks independent of the completion of
+// key 0's read bio, yet it gives the irq actor a second step, and an ample
+// set of the irq's steps would miss the other queue order.
+TEST_CASE("reduction: the futures check fails without an actor's guard reads") {
+  struct Wrong : WorkqueueModel {
+    using WorkqueueModel::WorkqueueModel;
+    Footprint footprint(const State& s, const Step& st) const {
+      Footprint f = WorkqueueModel::footprint(s, st);
+      if (st.actor != IRQ) return f;
+      const int key0 = schema().index(schema().find("key"));
+      for (int k = 0; k < keys(); ++k)
+        if (st.action == JOURNAL_WRITE_ENDIO || k != st.arg) f.reads.reset(std::size_t(key0 + k));
+      if (st.action != JOURNAL_WRITE_ENDIO) f.reads.reset(std::size_t(schema().index(schema().find("io"))));
+      return f;
+    }
+  };
+  const Wrong w(WorkqueueModel::Fix, {{"workers", 1}, {"keys", 3}, {"rounds", 1}, {"journal_full", 1}});
+  const auto r = rc::detail::checkTestable([&] { check_futures(w, 40, 4); });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
+// An actor future that leaves out the queue the irq actor appends to.
+TEST_CASE("reduction: the futures check fails on a future that misses writes") {
+  struct Wrong : WorkqueueModel {
+    using WorkqueueModel::WorkqueueModel;
+    Footprint actor_future(const State& s, int actor) const {
+      Footprint f = WorkqueueModel::actor_future(s, actor);
+      if (actor == IRQ) f.writes.reset();
+      return f;
+    }
+  };
+  const Wrong w(WorkqueueModel::Before, {{"workers", 1}, {"keys", 2}, {"rounds", 1}, {"journal_full", 1}});
+  const auto r = rc::detail::checkTestable([&] { check_futures(w, 40, 12); });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
 }  // namespace
 }  // namespace blkmc::testing

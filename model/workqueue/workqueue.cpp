@@ -460,24 +460,16 @@ std::vector<std::string> WorkqueueModel::variable_names() const { return schema_
 
 Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
   Footprint f;
-  const Schema& sc = schema_;
-  // Every copy of the named variables.
-  auto all = [&](Bits& b, std::initializer_list<const char*> names) {
-    for (const char* n : names) {
-      const int id = sc.find(n);
-      for (int c = 0; c < sc.copies(id); ++c) b.set(std::size_t(sc.index(id, c)));
-    }
-  };
   // The gc thread (pc, round), its closure, the journal io, the writeback
-  // thread, every key, the queues (every slot).
-  auto gc = [&](Bits& b) { all(b, {"pc", "round"}); };
-  auto gccl = [&](Bits& b) { all(b, {"waits"}); };
-  auto jn = [&](Bits& b) { all(b, {"io", "need_write"}); };
-  auto wb = [&](Bits& b) { all(b, {"wb_pc", "issued"}); };
-  auto all_keys = [&](Bits& b) { all(b, {"key"}); };
-  auto sys = [&](Bits& b) { all(b, {"system_wq"}); };
-  auto wq = [&](Bits& b) { all(b, {writeback_queue() == SYS ? "system_wq" : "writeback_wq"}); };
-  const auto k = std::size_t(sc.index(sc.find("key"), st.arg));
+  // thread, every key, the queues (every slot); flat indices of fl_.
+  auto gc = [&](Bits& b) { b.set(std::size_t(fl_.pc)).set(std::size_t(fl_.round)); };
+  auto gccl = [&](Bits& b) { b.set(std::size_t(fl_.waits)); };
+  auto jn = [&](Bits& b) { b.set(std::size_t(fl_.io)).set(std::size_t(fl_.need_write)); };
+  auto wb = [&](Bits& b) { b.set(std::size_t(fl_.wb_pc)).set(std::size_t(fl_.issued)); };
+  auto all_keys = [&](Bits& b) { this->all_keys(b); };
+  auto sys = [&](Bits& b) { slots(b, SYS); };
+  auto wq = [&](Bits& b) { slots(b, writeback_queue()); };
+  const auto k = std::size_t(fl_.key + st.arg);
   switch (st.action) {
     case DOWN_WRITE:
       gc(f.reads);
@@ -535,7 +527,7 @@ Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
   }
   // The irq actor's steps read what enables any of them: every key's bio
   // and the journal bio (a bio submitted elsewhere adds a completion).
-  if (st.actor == IRQ) all_keys(f.reads), all(f.reads, {"io"});
+  if (st.actor == IRQ) all_keys(f.reads), f.reads.set(std::size_t(fl_.io));
   return f;
 }
 
