@@ -563,6 +563,13 @@ Influence WorkqueueModel::influence() const {
   return b.done();
 }
 
+void WorkqueueModel::rename(State& s, const std::vector<int>& perm) const {
+  for (int q = SYS; q < actors(); ++q)
+    for (int i = 0; i < queue_capacity(q); ++i)
+      if (const int it = slot(s, q, i); it >= kKeyItem)
+        set_slot(s, q, i, kKeyItem + perm[std::size_t(it - kKeyItem)]);
+}
+
 Footprint WorkqueueModel::actor_future(const State& s, int actor) const {
   Footprint f;
   auto rw = [&](int first) {

@@ -180,10 +180,18 @@ class WorkqueueModel {
   // --- for the reductions (explorer/reduction.hpp) ---
   // What each variable is computed from, what the guards read. Every
   // variable is a guard's or flows into one (round into gc's pc, need_write
-  // into the journal io), so slicing stores everything. No symmetry: the
-  // keys are the only block of like objects, and read_dirty issues them in
-  // order (key `issued` next), so permuting them is no automorphism.
+  // into the journal io), so slicing stores everything.
   Influence influence() const;
+  // The keys' dirty_io closures run the same code, but read_dirty issues
+  // them in order (key `issued` next): only permutations that keep the
+  // issued keys 0..issued-1 among themselves are automorphisms. The engine
+  // permutes a whole block (its canonical order would sort unissued keys,
+  // K_IDLE, first), so no symmetry is declared; rename() is what a
+  // symmetry within the issued keys needs (tests/reduction_models_test.cpp
+  // checks it commutes with every step).
+  // After the keys' block moved (copy c to perm[c]): the queued work items
+  // name the moved keys.
+  void rename(State& s, const std::vector<int>& perm) const;
   // Everything the actor may read or write from s on (actors(): GC, WB,
   // IRQ, SYS and, with the fix, WBQ).
   Footprint actor_future(const State& s, int actor) const;
