@@ -76,28 +76,51 @@ class InfluenceBuilder {
   }
   // `var`'s new values are computed from `sources`.
   InfluenceBuilder& flow(const std::string& var, std::initializer_list<const char*> sources) {
+    return flow(var, std::vector<std::string>(sources.begin(), sources.end()));
+  }
+  InfluenceBuilder& flow(const std::string& var, const std::vector<std::string>& sources) {
     const int v = id(var);
     if (v < 0) return *this;
-    for (const char* s : sources)
+    for (const std::string& s : sources)
       if (const int i = id(s); i >= 0) inf_.from[std::size_t(v)].push_back(i);
     return *this;
   }
   InfluenceBuilder& control(std::initializer_list<const char*> vars) {
-    for (const char* s : vars)
+    return control(std::vector<std::string>(vars.begin(), vars.end()));
+  }
+  InfluenceBuilder& control(const std::vector<std::string>& vars) {
+    for (const std::string& s : vars)
       if (const int i = id(s); i >= 0) inf_.control[std::size_t(i)] = true;
     return *this;
   }
   InfluenceBuilder& reads(int prop, std::initializer_list<const char*> vars) {
-    for (const char* s : vars)
+    return reads(prop, std::vector<std::string>(vars.begin(), vars.end()));
+  }
+  InfluenceBuilder& reads(int prop, const std::vector<std::string>& vars) {
+    for (const std::string& s : vars)
       if (const int i = id(s); i >= 0) inf_.prop_reads.at(std::size_t(prop)).push_back(i);
     return *this;
   }
   Influence done() const { return inf_; }
 
  private:
+  // A name, or "place.name" where two places have a variable of that name
+  // (an ambiguous plain name is an error: picking one would silently leave
+  // the other undeclared).
   int id(const std::string& name) const {
-    for (std::size_t i = 0; i < sc_.vars().size(); ++i)
-      if (sc_.vars()[i].name == name) return int(i);
+    int found = -1;
+    const std::size_t dot = name.find('.');
+    for (std::size_t i = 0; i < sc_.vars().size(); ++i) {
+      const Schema::Var& v = sc_.vars()[i];
+      const bool match = dot == std::string::npos
+                             ? v.name == name
+                             : v.place >= 0 && v.name == name.substr(dot + 1) &&
+                                   sc_.place_name(v.place) == name.substr(0, dot);
+      if (!match) continue;
+      if (found >= 0) throw std::logic_error("influence: ambiguous variable " + name);
+      found = int(i);
+    }
+    if (found >= 0) return found;
     for (const std::string& m : maybe_)
       if (m == name) return -1;
     throw std::logic_error("influence: no variable " + name);

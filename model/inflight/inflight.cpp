@@ -161,6 +161,9 @@ InflightModel::InflightModel(int variant, const Params& p)
   for (int sub = 0; sub < nsub_; ++sub)
     for (int v : {id.pc, id.target, id.round}) sub_vars_[std::size_t(sub)].set(std::size_t(sc.index(v, sub)));
   for (int v = id.pos; v <= id.missed_queued; ++v) reader_vars_.set(std::size_t(sc.index(v)));
+  for (int v : {id.pos, id.rd_target, id.live, id.seen, id.seen0}) note_reads_.set(std::size_t(sc.index(v)));
+  for (int v : {id.live, id.seen, id.seen0}) note_writes_.set(std::size_t(sc.index(v)));
+  pos_index_ = sc.index(id.pos);
 }
 
 InflightModel::State InflightModel::initial() const {
@@ -350,7 +353,10 @@ Footprint InflightModel::footprint(const State& s, const Step& st) const {
   }
   const int sub = st.actor;
   touch(sub_vars_[std::size_t(sub)]);
-  if (reading(s)) touch(reader_vars_);  // the ghost: live flag, requests seen
+  // The ghost (note_submitter_step): whether a read is under way decides
+  // whether it is touched; then the live flag and the requests seen.
+  f.reads.set(std::size_t(pos_index_));
+  if (reading(s)) f.reads |= note_reads_, f.writes |= note_writes_;
   if (!uses_tag_walk() && (st.action == SUBMIT || st.action == COMPLETE)) {
     const int t = st.action == SUBMIT ? (st.arg & 0x0f) : target(s, sub);
     const int c = uses_percpu() ? (st.action == SUBMIT ? st.arg >> 4 : st.arg) : 0;
@@ -414,6 +420,96 @@ nlohmann::json InflightModel::state_json(const State& s) const {
     }
   }
   return j;
+}
+
+Influence InflightModel::influence() const {
+  InfluenceBuilder b(schema_, static_info().props.size());
+  // The counters are the top-level variables (none in the tag walks).
+  std::vector<std::string> cnt;
+  for (const Schema::Var& v : schema_.vars())
+    if (v.place < 0) cnt.push_back(v.name);
+  auto with = [&](std::vector<std::string> v) {
+    v.insert(v.end(), cnt.begin(), cnt.end());
+    return v;
+  };
+  // The guards: each submitter's pc and rq->part (complete indexes the
+  // counter by it), the reader's position, reads done and target;
+  // finished() reads pc, pos and done.
+  b.control({"pc", "submitters.target", "pos", "done", "reader.target"});
+  b.flow("pc", {"pc", "round"}).flow("round", {"round"});
+  // blk_account_io_start / _done move the counter of rq->part and part0's.
+  for (const std::string& c : cnt) b.flow(c, {c, "submitters.target"});
+  // What the read sums (a counter, or a driver tag's request), and the
+  // ghost: requests in the window (pc, rq->part) at the read's start and
+  // entering it during the read.
+  b.flow("sum", with({"sum", "pc", "submitters.target", "reader.target", "pos"}))
+      .flow("sum_part0", with({"sum_part0", "pc", "submitters.target", "reader.target", "pos"}))
+      .flow("seen", {"seen", "pc", "submitters.target", "reader.target", "pos"})
+      .flow("seen_part0", {"seen_part0", "pc", "submitters.target", "pos"})
+      .flow("live", {"live", "pos"});
+  // end_read settles the verdicts from the sums (with the last element's
+  // value), whether the read was quiescent and the truth now.
+  b.flow("part_wrong", with({"part_wrong", "live", "sum", "pc", "submitters.target", "reader.target", "pos"}))
+      .flow("part0_wrong", with({"part0_wrong", "live", "sum", "sum_part0", "pc", "submitters.target",
+                                 "reader.target", "pos"}))
+      .flow("not_submitted_count", with({"not_submitted_count", "live", "sum", "sum_part0", "pc",
+                                         "submitters.target", "reader.target", "pos"}))
+      .flow("over_bound", with({"over_bound", "sum", "sum_part0", "seen", "seen_part0", "pc",
+                                "submitters.target", "reader.target", "pos"}))
+      .flow("negative", with({"negative", "sum", "pc", "submitters.target", "reader.target", "pos"}));
+  b.reads(QuiescentExactPart, {"part_wrong"})
+      .reads(QuiescentExactPart0, {"part0_wrong"})
+      .reads(LiveReadBounded, {"over_bound"})
+      .reads(NeverNegative, {"negative"})
+      .reads(QuiescentCountsQueued, {"not_submitted_count"});
+  return b.done();
+}
+
+int InflightModel::symmetric_block(const std::vector<int>&) const {
+  return uses_tag_walk() ? -1 : schema_.find_place("submitters");
+}
+
+void InflightModel::future_counters(const State& s, int sub, Vars& b) const {
+  if (uses_tag_walk()) return;
+  const int p = pc(s, sub);
+  const bool last = round(s, sub) + 1 >= rounds_;
+  auto of_target = [&](int t) {
+    for (int c = 0; c < ncnt_cpu(); ++c) {
+      b.set(std::size_t(cnt_index_[std::size_t(t * ncnt_cpu() + c)]));
+      b.set(std::size_t(cnt_index_[std::size_t(c)]));  // part0's
+    }
+  };
+  if (p == SUBMIT || (p == FREE && !last)) {  // a submission to come: any target
+    for (int t = 0; t <= parts_; ++t) of_target(t);
+  } else if (p == DISPATCH || p == COMPLETE) {  // its completion
+    of_target(target(s, sub));
+    if (!last)
+      for (int t = 0; t <= parts_; ++t) of_target(t);
+  }
+}
+
+Footprint InflightModel::actor_future(const State& s, int actor) const {
+  Footprint f;
+  if (actor == nsub_) {
+    if (reader_done(s)) return f;
+    f.reads |= reader_vars_;
+    f.writes |= reader_vars_;
+    for (int i = 0; i < nsub_; ++i) f.reads |= sub_vars_[std::size_t(i)];  // the truth, the tags
+    for (int i = 0; i < (parts_ + 1) * ncnt_cpu() && !uses_tag_walk(); ++i)
+      f.reads.set(std::size_t(cnt_index_[std::size_t(i)]));
+    return f;
+  }
+  const int sub = actor;
+  if (pc(s, sub) == DONE) return f;
+  f.reads |= sub_vars_[std::size_t(sub)];
+  f.writes |= sub_vars_[std::size_t(sub)];
+  Vars cnt;
+  future_counters(s, sub, cnt);
+  f.reads |= cnt;
+  f.writes |= cnt;
+  f.reads.set(std::size_t(pos_index_));
+  if (!reader_done(s)) f.reads |= note_reads_, f.writes |= note_writes_;  // a read may be under way
+  return f;
 }
 
 }  // namespace blkmc

@@ -44,6 +44,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -122,6 +123,20 @@ class InflightModel {
   std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
+
+  // --- for the reductions (explorer/reduction.hpp) ---
+  // What each variable is computed from, what the guards and properties read.
+  Influence influence() const;
+  // The submitters are interchangeable where the reader sums counters (no
+  // property names one); a tag walk visits driver tag e, submitter e's, in
+  // order, so which submitters it has passed is not a function of the
+  // submitters' values: -1 there.
+  int symmetric_block(const std::vector<int>& props) const;
+  // Nothing outside the submitters' block names a submitter.
+  void rename(State&, const std::vector<int>&) const {}
+  int actors() const { return nsub_ + 1; }
+  // Everything the actor may read or write from s on.
+  Footprint actor_future(const State& s, int actor) const;
 
   int parts() const { return parts_; }
   int submitters() const { return nsub_; }
@@ -265,7 +280,13 @@ class InflightModel {
   using Vars = std::bitset<Footprint::kMaxVars>;
   std::array<Vars, kMaxSubmitters> sub_vars_{};
   Vars reader_vars_;
+  // What a submitter's step reads of the reader (whether a read is under
+  // way, its target, the ghost it updates) and writes there (the ghost).
+  Vars note_reads_, note_writes_;
+  int pos_index_ = 0;
   std::array<int, kMaxCounters> cnt_index_{};
+  // The counters a submitter may still move from its pc and round on.
+  void future_counters(const State& s, int sub, Vars& b) const;
 };
 
 template <class F>

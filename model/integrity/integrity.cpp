@@ -726,4 +726,104 @@ nlohmann::json IntegrityModel::state_json(const State& s) const {
   return j;
 }
 
+Influence IntegrityModel::influence() const {
+  InfluenceBuilder b(schema_, static_info().props.size());
+  b.maybe({"remaining"});
+  // The guards: the submitter's pc and level, each piece's disk state, each
+  // context's cursor, kintegrityd's queued work and oops; finished() reads
+  // the same.
+  b.control({"pc", "arg", "disk", "next", "next_bio", "oops", "work"});
+  // bio_endio(bio x) (x: a cursor's bio or kintegrityd's work item): the
+  // chain count, then the integrity hook (the bip and its
+  // BIP_BLOCK_INTEGRITY) and bi_end_io decide what follows: the next
+  // cursor, queued work, frees.
+  const std::initializer_list<const char*> endio{"next", "next_bio", "remaining", "work", "bip",
+                                                 "bip_block_integrity", "bi_end_io"};
+  b.flow("pc", {"pc", "arg"})
+      .flow("arg", {"arg"})
+      .flow("disk", {"disk", "arg"})
+      .flow("next", endio)
+      .flow("next_bio", endio)
+      .flow("oops", {"oops"})
+      .flow("work", endio)
+      .flow("remaining", {"remaining", "next_bio"})
+      // Submission: each clone copies its parent's sector (+ remap) and bip.
+      .flow("sector", {"sector", "arg"})
+      .flow("bip", {"bip", "arg", "next", "next_bio", "remaining", "work", "bip_block_integrity",
+                    "bi_end_io", "pc"})
+      .flow("bip_block_integrity", {"bip_block_integrity", "bip", "arg"})
+      .flow("buffer", {"buffer", "bip", "arg"})
+      .flow("bi_end_io", {"bi_end_io", "bip_end_io", "bip", "arg", "work"})
+      .flow("bip_end_io", {"bip_end_io", "bi_end_io", "bip", "arg", "work"})
+      // A buffer: allocated by prep, freed through a bip (its buffer bit and
+      // BIP_BLOCK_INTEGRITY) or by its owner after bio_put.
+      .flow("life", {"life", "block", "bip", "bip_block_integrity", "buffer", "arg", "next",
+                     "next_bio", "remaining", "work", "bi_end_io", "pc"})
+      .flow("block", {"block", "bip", "arg"})
+      .flow("home", {"home", "bip", "arg"})
+      .flow("seed", {"seed", "sector", "bip", "arg"})
+      .flow("verified", {"verified", "buffer", "bip", "work"})
+      // The ghost verdicts.
+      .flow("bad_verify", {"bad_verify", "block", "home", "seed", "sector", "buffer", "bip", "work"})
+      .flow("early_verify", {"early_verify", "disk", "work"})
+      .flow("endio_mismatch", {"endio_mismatch", "life", "block", "verified"})
+      .flow("double_free", {"double_free", "bip", "life", "block", "bip_block_integrity", "buffer",
+                            "bi_end_io", "next", "next_bio", "remaining", "work", "pc"})
+      .flow("use_after_free", {"use_after_free", "bip", "life", "buffer", "work"})
+      .flow("owner_verified", {"owner_verified", "block", "buffer", "bip", "work"})
+      .flow("owner_freed", {"owner_freed", "block", "bip", "bip_block_integrity", "buffer",
+                            "bi_end_io", "next", "next_bio", "remaining", "work", "pc"})
+      .flow("end_io_count", {"end_io_count"});
+  b.reads(VerifyOnceAtPrepLevel, {"bad_verify", "verified"})
+      .reads(VerifyBeforeEndio, {"early_verify", "endio_mismatch"})
+      // finished() (control) and leaked(): the bips and buffers still live.
+      .reads(FreeOnce, {"double_free", "use_after_free", "bip", "life"})
+      .reads(EndioOnce, {"end_io_count"})
+      .reads(OwnerPayloadUntouched, {"owner_verified", "owner_freed"});
+  return b.done();
+}
+
+Footprint IntegrityModel::actor_future(const State& s, int actor) const {
+  Footprint f;
+  auto rw = [&](int p) {
+    f.reads |= fp_[std::size_t(p)];
+    f.writes |= fp_[std::size_t(p)];
+  };
+  // A completion chain may reach every bio, both buffers, the ghost, the
+  // chain count, the work queue and (end_io) the submitter.
+  auto completion = [&] {
+    for (int b = 0; b < nbios(); ++b) rw(FP_BIO0 + b);
+    for (int p : {FP_SUB, FP_REM, FP_WORK, FP_BUF0, FP_BUF1, FP_GHOST}) rw(p);
+  };
+  // A disk piece whose completion chain has run out (only its own
+  // blk_update_request starts one).
+  auto irq_over = [&](int piece) {
+    return piece > split_ ||
+           (irq(s, piece) == I_DONE && cursor(s, piece ? C_IRQ_SPLIT : C_IRQ) == 0);
+  };
+  switch (actor) {
+    case kSubmitter:
+      if (sub_pc(s) == S_DONE) break;
+      for (int p : {FP_SUB, FP_BIO0, FP_BUF0, FP_BUF1, FP_GHOST}) rw(p);  // bio_put
+      if (sub_pc(s) < S_WAIT) {  // submission: every level, the split, prep and dispatch
+        for (int b = 0; b < nbios(); ++b) rw(FP_BIO0 + b);
+        for (int p : {FP_REM, FP_IRQ, FP_IRQ_SPLIT}) rw(p);
+      }
+      break;
+    case kIrq:
+    case kIrqSplit:
+      if (irq_over(actor == kIrq ? 0 : 1)) break;
+      rw(actor == kIrq ? FP_IRQ : FP_IRQ_SPLIT);
+      completion();
+      break;
+    default:  // kintegrityd: its chain, queued work, work the irq chains may still queue
+      if (oops(s) || (!worker_busy(s) && !work(s) && irq_over(0) && irq_over(1))) break;
+      rw(FP_WORKER);
+      completion();
+      f.reads |= fp_[FP_IRQ] | fp_[FP_IRQ_SPLIT];  // data_arrived
+      break;
+  }
+  return f;
+}
+
 }  // namespace blkmc

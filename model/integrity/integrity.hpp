@@ -47,6 +47,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -139,6 +140,16 @@ class IntegrityModel {
   std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
+
+  // --- for the reductions (explorer/reduction.hpp) ---
+  // What each variable is computed from, what the guards and properties
+  // read. No symmetry: the bios are the levels of one stack (each has its
+  // own parent and end_io), the two buffers belong to the two pieces, and
+  // the contexts run different code.
+  Influence influence() const;
+  int actors() const { return 3 + split_; }
+  // Everything the actor may read or write from s on.
+  Footprint actor_future(const State& s, int actor) const;
 
   int variant() const { return variant_; }
   int levels() const { return levels_; }

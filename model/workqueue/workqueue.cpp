@@ -96,6 +96,10 @@ WorkqueueModel::WorkqueueModel(int variant, const Params& p)
   wb_pc_ = byte("wb_pc"), wb_issued_ = byte("issued"), key_ = byte("key");
   sys_ = byte("system_wq");
   if (variant_ == Fix) wbq_ = byte("writeback_wq");
+  auto first = [&](const char* n) { return schema_.index(schema_.find(n)); };
+  fl_ = {first("pc"),    first("round"),  first("waits"), first("io"),        first("need_write"),
+         first("wb_pc"), first("issued"), first("key"),   first("system_wq"),
+         variant_ == Fix ? first("writeback_wq") : -1};
 }
 
 WorkqueueModel::State WorkqueueModel::initial() const {
@@ -456,25 +460,16 @@ std::vector<std::string> WorkqueueModel::variable_names() const { return schema_
 
 Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
   Footprint f;
-  const Schema& sc = schema_;
-  using Bits = std::bitset<Footprint::kMaxVars>;
-  // Every copy of the named variables.
-  auto all = [&](Bits& b, std::initializer_list<const char*> names) {
-    for (const char* n : names) {
-      const int id = sc.find(n);
-      for (int c = 0; c < sc.copies(id); ++c) b.set(std::size_t(sc.index(id, c)));
-    }
-  };
   // The gc thread (pc, round), its closure, the journal io, the writeback
-  // thread, every key, the queues (every slot).
-  auto gc = [&](Bits& b) { all(b, {"pc", "round"}); };
-  auto gccl = [&](Bits& b) { all(b, {"waits"}); };
-  auto jn = [&](Bits& b) { all(b, {"io", "need_write"}); };
-  auto wb = [&](Bits& b) { all(b, {"wb_pc", "issued"}); };
-  auto all_keys = [&](Bits& b) { all(b, {"key"}); };
-  auto sys = [&](Bits& b) { all(b, {"system_wq"}); };
-  auto wq = [&](Bits& b) { all(b, {writeback_queue() == SYS ? "system_wq" : "writeback_wq"}); };
-  const auto k = std::size_t(sc.index(sc.find("key"), st.arg));
+  // thread, every key, the queues (every slot); flat indices of fl_.
+  auto gc = [&](Bits& b) { b.set(std::size_t(fl_.pc)).set(std::size_t(fl_.round)); };
+  auto gccl = [&](Bits& b) { b.set(std::size_t(fl_.waits)); };
+  auto jn = [&](Bits& b) { b.set(std::size_t(fl_.io)).set(std::size_t(fl_.need_write)); };
+  auto wb = [&](Bits& b) { b.set(std::size_t(fl_.wb_pc)).set(std::size_t(fl_.issued)); };
+  auto all_keys = [&](Bits& b) { this->all_keys(b); };
+  auto sys = [&](Bits& b) { slots(b, SYS); };
+  auto wq = [&](Bits& b) { slots(b, writeback_queue()); };
+  const auto k = std::size_t(fl_.key + st.arg);
   switch (st.action) {
     case DOWN_WRITE:
       gc(f.reads);
@@ -519,6 +514,8 @@ Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
     case BTREE_INSERT:
       f.reads.set(k);
       f.writes.set(k);
+      // The queue's other steps: its head item and its free workers.
+      wq(f.reads), all_keys(f.reads);
       break;
     case JOURNAL_WRITE:
       sys(f.reads), jn(f.reads), gccl(f.reads);
@@ -527,6 +524,112 @@ Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
       break;
     default:
       break;
+  }
+  // The irq actor's steps read what enables any of them: every key's bio
+  // and the journal bio (a bio submitted elsewhere adds a completion).
+  if (st.actor == IRQ) all_keys(f.reads), f.reads.set(std::size_t(fl_.io));
+  return f;
+}
+
+void WorkqueueModel::all_keys(Bits& b) const {
+  for (int k = 0; k < keys_; ++k) b.set(std::size_t(fl_.key + k));
+}
+
+void WorkqueueModel::slots(Bits& b, int q) const {
+  const int first = q == SYS ? fl_.sys : fl_.wbq;
+  for (int i = 0; i < queue_capacity(q); ++i) b.set(std::size_t(first + i));
+}
+
+Influence WorkqueueModel::influence() const {
+  InfluenceBuilder b(schema_, static_info().props.size());
+  b.maybe({"writeback_wq"});
+  // The guards: gc's pc, what its closure waits for, the journal io (the
+  // journal_full choice), the writeback thread, every key's closure, the
+  // queues; finished() reads the same.
+  b.control({"pc", "waits", "io", "wb_pc", "issued", "key", "system_wq", "writeback_wq"});
+  b.flow("pc", {"pc", "round", "key"})  // down_write: readers; closure_sync: the last round
+      .flow("round", {"round"})
+      .flow("waits", {"waits", "io", "need_write"})
+      .flow("io", {"io", "need_write"})
+      .flow("need_write", {"need_write", "io"})
+      .flow("wb_pc", {"wb_pc", "issued"})
+      .flow("issued", {"issued"})
+      // down_read granted or not (gc's pc); read_dirty's key (issued); the
+      // head item names the key a kworker runs.
+      .flow("key", {"key", "pc", "issued", "system_wq", "writeback_wq"})
+      .flow("system_wq", {"system_wq", "key", "io"})
+      .flow("writeback_wq", {"writeback_wq", "key"});
+  // deadlock and all-work-runs are decided on the graph: no state variable.
+  return b.done();
+}
+
+void WorkqueueModel::rename(State& s, const std::vector<int>& perm) const {
+  for (int q = SYS; q < actors(); ++q)
+    for (int i = 0; i < queue_capacity(q); ++i)
+      if (const int it = slot(s, q, i); it >= kKeyItem)
+        set_slot(s, q, i, kKeyItem + perm[std::size_t(it - kKeyItem)]);
+}
+
+Footprint WorkqueueModel::actor_future(const State& s, int actor) const {
+  Footprint f;
+  auto rw = [&](int first) {
+    f.reads.set(std::size_t(first));
+    f.writes.set(std::size_t(first));
+  };
+  // A key whose bios are still to come (read_dirty, the read and write bio).
+  auto bio_ahead = [&](int k) { return key(s, k) <= K_WRITE; };
+  bool any_bio = false, any_key = false;
+  for (int k = 0; k < keys_; ++k) {
+    any_bio = any_bio || bio_ahead(k);
+    any_key = any_key || key(s, k) != K_DONE;
+  }
+  // Journal io may still start or is under way.
+  const bool journal = gc_sets_root(s) || journal_io(s) != J_IDLE;
+  const int wq = writeback_queue();
+  switch (actor) {
+    case GC:
+      if (gc_pc(s) == GC_DONE) break;
+      rw(fl_.pc), rw(fl_.round);
+      f.reads.set(std::size_t(fl_.waits));
+      all_keys(f.reads), all_keys(f.writes);  // readers; up_write wakes sleepers
+      if (gc_sets_root(s)) {
+        rw(fl_.waits), rw(fl_.io), rw(fl_.need_write);
+        slots(f.reads, SYS), slots(f.writes, SYS);
+      }
+      break;
+    case WB:
+      if (wb_pc(s) == WB_DONE) break;
+      rw(fl_.wb_pc), rw(fl_.issued);
+      all_keys(f.reads);  // read_dirty's closure_sync
+      for (int k = wb_issued(s); k < keys_; ++k) rw(fl_.key + k);
+      if (wb_pc(s) == WB_REFILL) f.reads.set(std::size_t(fl_.pc)).set(std::size_t(fl_.round));
+      break;
+    case IRQ:
+      if (!any_bio && !journal) break;
+      all_keys(f.reads), f.reads.set(std::size_t(fl_.io));
+      if (any_bio) {
+        for (int k = 0; k < keys_; ++k)
+          if (bio_ahead(k)) rw(fl_.key + k);
+        slots(f.reads, wq), slots(f.writes, wq);
+      }
+      if (journal) {
+        rw(fl_.io), rw(fl_.need_write), rw(fl_.waits);
+        slots(f.reads, SYS), slots(f.writes, SYS);
+      }
+      break;
+    default: {  // a queue: its key items (writeback's queue), journal_write (system_wq)
+      const bool keys_here = actor == wq && any_key, journal_here = actor == SYS && journal;
+      if (!keys_here && !journal_here) break;
+      slots(f.reads, actor), slots(f.writes, actor);
+      if (keys_here || actor == wq) all_keys(f.reads);  // busy workers, head items
+      if (keys_here) {
+        for (int k = 0; k < keys_; ++k)
+          if (key(s, k) != K_DONE) f.writes.set(std::size_t(fl_.key + k));
+        f.reads.set(std::size_t(fl_.pc)).set(std::size_t(fl_.round));  // down_read
+      }
+      if (journal_here) rw(fl_.io), rw(fl_.need_write), rw(fl_.waits);
+      break;
+    }
   }
   return f;
 }

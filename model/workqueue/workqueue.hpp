@@ -78,6 +78,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -176,6 +177,25 @@ class WorkqueueModel {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
+  // --- for the reductions (explorer/reduction.hpp) ---
+  // What each variable is computed from, what the guards read. Every
+  // variable is a guard's or flows into one (round into gc's pc, need_write
+  // into the journal io), so slicing stores everything.
+  Influence influence() const;
+  // The keys' dirty_io closures run the same code, but read_dirty issues
+  // them in order (key `issued` next): only permutations that keep the
+  // issued keys 0..issued-1 among themselves are automorphisms. The engine
+  // permutes a whole block (its canonical order would sort unissued keys,
+  // K_IDLE, first), so no symmetry is declared; rename() is what a
+  // symmetry within the issued keys needs (tests/reduction_models_test.cpp
+  // checks it commutes with every step).
+  // After the keys' block moved (copy c to perm[c]): the queued work items
+  // name the moved keys.
+  void rename(State& s, const std::vector<int>& perm) const;
+  // Everything the actor may read or write from s on (actors(): GC, WB,
+  // IRQ, SYS and, with the fix, WBQ).
+  Footprint actor_future(const State& s, int actor) const;
+
   int variant() const { return variant_; }
   int workers() const { return workers_; }
   int keys() const { return keys_; }
@@ -253,6 +273,19 @@ class WorkqueueModel {
   std::string item_name(const State& s, std::uint8_t item) const;
   std::string queue_text(const State& s, int q) const;
   std::string lock_text(const State& s) const;
+
+  // Flat (footprint) indices of each variable's first element (wbq: -1
+  // before the fix).
+  struct Flat {
+    int pc, round, waits, io, need_write, wb_pc, issued, key, sys, wbq;
+  } fl_{};
+  using Bits = std::bitset<Footprint::kMaxVars>;
+  void all_keys(Bits& b) const;
+  void slots(Bits& b, int q) const;  // every slot of queue q
+  // gc will still run bch_btree_set_root (and so may start journal io).
+  bool gc_sets_root(const State& s) const {
+    return gc_pc(s) < GC_SYNC || (gc_pc(s) == GC_SYNC && gc_round(s) + 1 < rounds_);
+  }
 
   int variant_, workers_, keys_, rounds_;
   bool journal_full_;
