@@ -148,6 +148,43 @@ int SbitmapModel::default_clear(int variant) {
   return DeferredLockless;
 }
 
+namespace {
+// The pcs a task's step from pc may lead to within its round, over every
+// variant (a superset is sound); the end of the round is left out (GET of
+// the next round, or DONE).
+std::uint32_t next_pcs(int pc) {
+  using M = SbitmapModel;
+  auto bits = [](std::initializer_list<int> pcs) {
+    std::uint32_t b = 0;
+    for (int p : pcs) b |= 1u << p;
+    return b;
+  };
+  switch (pc) {
+    case M::GET: return bits({M::GET, M::DCLEAR, M::PREPARE, M::SCHEDULE, M::FINISH_GOT, M::PUT});
+    case M::DCLEAR: return bits({M::GET, M::ANDNOT, M::PREPARE, M::SCHEDULE});
+    case M::ANDNOT: return bits({M::GET});
+    case M::PREPARE: return bits({M::GET});
+    case M::SCHEDULE: return bits({M::FINISH});
+    case M::FINISH: return bits({M::GET});
+    case M::FINISH_GOT: return bits({M::PUT});
+    case M::PUT: return bits({M::W_PTR, M::W_ACTIVE});
+    case M::W_PTR: return bits({M::W_DEC, M::W_XCHG});
+    case M::W_DEC: return bits({M::W_CHECK, M::W_CMPXCHG, M::W_PTR});
+    case M::W_CHECK: return bits({M::W_PTR, M::W_WAKE});
+    case M::W_CMPXCHG: return bits({M::W_INC, M::W_PTR});
+    case M::W_WAKE: return bits({M::W_INC});
+    case M::W_INC: return bits({M::W_WAKE, M::W_SET});
+    case M::W_SET: return 0;
+    case M::W_ACTIVE: return bits({M::W_ADD});
+    case M::W_ADD: return bits({M::W_CMP});
+    case M::W_CMP: return bits({M::W_PTR, M::W_XCHG});
+    case M::W_XCHG: return bits({M::W_WAKE, M::W_SCAN, M::W_CMP});
+    case M::W_SCAN: return 0;
+    default: return 0;
+  }
+}
+}  // namespace
+
 SbitmapModel::SbitmapModel(int variant, const Params& p)
     : variant_(variant),
       ntags_(p.at("tags")),
@@ -200,6 +237,7 @@ SbitmapModel::SbitmapModel(int variant, const Params& p)
          first("phase"),
          first("woken"),
          first("prepared")};
+  future_table();
 }
 
 SbitmapModel::State SbitmapModel::initial() const {
@@ -933,63 +971,37 @@ void SbitmapModel::rename(State& s, const std::vector<int>& perm) const {
   set_irq(s, o < 0 ? -1 : perm[std::size_t(o)], v < 0 ? -1 : perm[std::size_t(v)]);
 }
 
-namespace {
-// The pcs a task's step from pc may lead to within its round, over every
-// variant (a superset is sound); the end of the round is left out (GET of
-// the next round, or DONE).
-std::uint32_t next_pcs(int pc) {
-  using M = SbitmapModel;
-  auto bits = [](std::initializer_list<int> pcs) {
-    std::uint32_t b = 0;
-    for (int p : pcs) b |= 1u << p;
-    return b;
-  };
-  switch (pc) {
-    case M::GET: return bits({M::GET, M::DCLEAR, M::PREPARE, M::SCHEDULE, M::FINISH_GOT, M::PUT});
-    case M::DCLEAR: return bits({M::GET, M::ANDNOT, M::PREPARE, M::SCHEDULE});
-    case M::ANDNOT: return bits({M::GET});
-    case M::PREPARE: return bits({M::GET});
-    case M::SCHEDULE: return bits({M::FINISH});
-    case M::FINISH: return bits({M::GET});
-    case M::FINISH_GOT: return bits({M::PUT});
-    case M::PUT: return bits({M::W_PTR, M::W_ACTIVE});
-    case M::W_PTR: return bits({M::W_DEC, M::W_XCHG});
-    case M::W_DEC: return bits({M::W_CHECK, M::W_CMPXCHG, M::W_PTR});
-    case M::W_CHECK: return bits({M::W_PTR, M::W_WAKE});
-    case M::W_CMPXCHG: return bits({M::W_INC, M::W_PTR});
-    case M::W_WAKE: return bits({M::W_INC});
-    case M::W_INC: return bits({M::W_WAKE, M::W_SET});
-    case M::W_SET: return 0;
-    case M::W_ACTIVE: return bits({M::W_ADD});
-    case M::W_ADD: return bits({M::W_CMP});
-    case M::W_CMP: return bits({M::W_PTR, M::W_XCHG});
-    case M::W_XCHG: return bits({M::W_WAKE, M::W_SCAN, M::W_CMP});
-    case M::W_SCAN: return 0;
-    default: return 0;
-  }
-}
-}  // namespace
 
 // The union of the footprints of every step the task may still take: the
 // pcs reachable from its pc in this round, and every pc when a round
-// follows. Any queue, any interrupt.
+// follows; any queue, any interrupt. It depends on the task, its pc and
+// whether this is its last round only: computed once (future_table).
 Footprint SbitmapModel::actor_future(const State& s, int actor) const {
-  Footprint f;
   const int p = pc(s, actor);
-  if (p == DONE) return f;
-  std::uint32_t reach = 1u << p;
-  if (round(s, actor) + 1 < rounds_) {
-    reach = (1u << DONE) - 1;
-  } else {
-    for (std::uint32_t seen = 0; seen != reach;) {
-      seen = reach;
-      for (int x = 0; x < DONE; ++x)
-        if (reach & (1u << x)) reach |= next_pcs(x);
-    }
-  }
-  for (int x = 0; x < DONE; ++x)
-    if (reach & (1u << x)) step_footprint(f, actor, x, 0, nullptr);
-  return f;
+  if (p == DONE) return Footprint{};
+  const bool last = round(s, actor) + 1 >= rounds_;
+  return futures_[(std::size_t(actor) * kNumPc + std::size_t(p)) * 2 + last];
+}
+
+void SbitmapModel::future_table() {
+  futures_.assign(std::size_t(ntasks_) * kNumPc * 2, Footprint{});
+  for (int t = 0; t < ntasks_; ++t)
+    for (int p = 0; p < DONE; ++p)
+      for (int last = 0; last < 2; ++last) {
+        std::uint32_t reach = 1u << p;
+        if (!last) {
+          reach = (1u << DONE) - 1;
+        } else {
+          for (std::uint32_t seen = 0; seen != reach;) {
+            seen = reach;
+            for (int x = 0; x < DONE; ++x)
+              if (reach & (1u << x)) reach |= next_pcs(x);
+          }
+        }
+        Footprint& f = futures_[(std::size_t(t) * kNumPc + std::size_t(p)) * 2 + std::size_t(last)];
+        for (int x = 0; x < DONE; ++x)
+          if (reach & (1u << x)) step_footprint(f, t, x, 0, nullptr);
+      }
 }
 
 std::string SbitmapModel::summary(const State& s) const {

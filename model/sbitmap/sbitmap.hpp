@@ -291,6 +291,9 @@ class SbitmapModel {
     int word, cleared, wake_index, wait_index, completion_cnt, wakeup_cnt, owner, victim, wasted,
         wait_cnt, wait, pc, round, tag, ws, mask, waker_ws, cnt, phase, woken, prepared;
   } fl_{};
+  // actor_future by task, pc and whether it is the task's last round.
+  std::vector<Footprint> futures_;
+  void future_table();
 
   int variant_, ntags_, ntasks_, rounds_, nws_, batch_, clear_;
   bool irq_;
