@@ -82,5 +82,21 @@ TEST_CASE("reduction: sbitmap slices the ghost only when no-wasted-wakeup is not
   CHECK(inf.relevant({M::NoWastedWakeup})[std::size_t(wasted)]);
 }
 
+// A rename that forgets the wait queues' entries is caught: after the tasks
+// move, a queue would wake the wrong task.
+TEST_CASE("reduction: the symmetry check fails when the wait queues are not renamed") {
+  struct Wrong : M {
+    using M::M;
+    void rename(State& s, const std::vector<int>& perm) const {
+      const int o = irq_owner(s), v = irq_victim(s);
+      set_irq(s, o < 0 ? -1 : perm[std::size_t(o)], v < 0 ? -1 : perm[std::size_t(v)]);
+    }
+  };
+  const Wrong w(M::C854, {{"tags", 1}, {"tasks", 2}, {"rounds", 2}, {"nr_ws", 1}, {"batch", 0},
+                         {"clear", 0}, {"irq", 0}});
+  const auto r = rc::detail::checkTestable([&] { check_symmetry(w, {M::Deadlock}, 60); });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
 }  // namespace
 }  // namespace blkmc::testing
