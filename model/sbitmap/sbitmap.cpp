@@ -148,6 +148,43 @@ int SbitmapModel::default_clear(int variant) {
   return DeferredLockless;
 }
 
+namespace {
+// The pcs a task's step from pc may lead to within its round, over every
+// variant (a superset is sound); the end of the round is left out (GET of
+// the next round, or DONE).
+std::uint32_t next_pcs(int pc) {
+  using M = SbitmapModel;
+  auto bits = [](std::initializer_list<int> pcs) {
+    std::uint32_t b = 0;
+    for (int p : pcs) b |= 1u << p;
+    return b;
+  };
+  switch (pc) {
+    case M::GET: return bits({M::GET, M::DCLEAR, M::PREPARE, M::SCHEDULE, M::FINISH_GOT, M::PUT});
+    case M::DCLEAR: return bits({M::GET, M::ANDNOT, M::PREPARE, M::SCHEDULE});
+    case M::ANDNOT: return bits({M::GET});
+    case M::PREPARE: return bits({M::GET});
+    case M::SCHEDULE: return bits({M::FINISH});
+    case M::FINISH: return bits({M::GET});
+    case M::FINISH_GOT: return bits({M::PUT});
+    case M::PUT: return bits({M::W_PTR, M::W_ACTIVE});
+    case M::W_PTR: return bits({M::W_DEC, M::W_XCHG});
+    case M::W_DEC: return bits({M::W_CHECK, M::W_CMPXCHG, M::W_PTR});
+    case M::W_CHECK: return bits({M::W_PTR, M::W_WAKE});
+    case M::W_CMPXCHG: return bits({M::W_INC, M::W_PTR});
+    case M::W_WAKE: return bits({M::W_INC});
+    case M::W_INC: return bits({M::W_WAKE, M::W_SET});
+    case M::W_SET: return 0;
+    case M::W_ACTIVE: return bits({M::W_ADD});
+    case M::W_ADD: return bits({M::W_CMP});
+    case M::W_CMP: return bits({M::W_PTR, M::W_XCHG});
+    case M::W_XCHG: return bits({M::W_WAKE, M::W_SCAN, M::W_CMP});
+    case M::W_SCAN: return 0;
+    default: return 0;
+  }
+}
+}  // namespace
+
 SbitmapModel::SbitmapModel(int variant, const Params& p)
     : variant_(variant),
       ntags_(p.at("tags")),
@@ -178,6 +215,29 @@ SbitmapModel::SbitmapModel(int variant, const Params& p)
   pc_ = byte("pc"), round_ = byte("round"), tag_ = byte("tag"), ws_ = byte("ws");
   mask_ = byte("mask"), waker_ws_ = byte("waker_ws"), cnt_ = byte("cnt"), phase_ = byte("phase");
   woken_ = bit("woken"), prepared_ = bit("prepared");
+  auto first = [&](const char* n) { return schema_.index(schema_.find(n)); };
+  fl_ = {first("word"),
+         first("cleared"),
+         first("wake_index"),
+         first("wait_index"),
+         six_two() ? first("completion_cnt") : -1,
+         six_two() ? first("wakeup_cnt") : -1,
+         first("owner"),
+         first("victim"),
+         first("wasted_wakeup"),
+         six_two() ? -1 : first("wait_cnt"),
+         first("wait"),
+         first("pc"),
+         first("round"),
+         first("tag"),
+         first("ws"),
+         first("mask"),
+         first("waker_ws"),
+         first("cnt"),
+         first("phase"),
+         first("woken"),
+         first("prepared")};
+  future_table();
 }
 
 SbitmapModel::State SbitmapModel::initial() const {
@@ -737,120 +797,211 @@ std::vector<std::string> SbitmapModel::variable_names() const { return schema_.e
 
 // Conservative: what each step reads and writes, on the schema's variables.
 // Every step reads the interrupt (an interrupt on a task's CPU disables it)
-// and its own task. ws_active is the tasks' `prepared` flags: a task's own
-// variables leave it out, the steps that count or change ws_active name it.
-Footprint SbitmapModel::footprint(const State& s, const Step& st) const {
-  using Bits = std::bitset<Footprint::kMaxVars>;
-  const Schema& sc = schema_;
-  auto var = [&](Bits& b, const char* n) {
-    const int id = sc.find(n);
-    for (int c = 0; c < sc.copies(id); ++c) b.set(std::size_t(sc.index(id, c)));
+// and its task's pc and local variables. woken is a task's only variable
+// other tasks write (a wake-up), so a task's own steps name it only where
+// they use it: SCHEDULE is enabled by it, PREPARE and FINISH clear it.
+// ws_active is the tasks' `prepared` flags: the steps that count it read
+// them all, the steps that change it write their own.
+void SbitmapModel::step_footprint(Footprint& f, int t, int action, int arg, const State* s) const {
+  // first < 0: a variable this variant does not have (an actor future
+  // takes every pc, also those of other variants).
+  auto el = [](int first, int i = 0) { return std::size_t(first + i); };
+  auto all = [&](std::bitset<Footprint::kMaxVars>& b, int first, int n) {
+    if (first >= 0)
+      for (int i = 0; i < n; ++i) b.set(el(first, i));
   };
-  auto at = [&](const char* n, int copy = 0) { return std::size_t(sc.index(sc.find(n), copy)); };
-  static const char* const kTask[] = {"pc",       "round", "tag",   "ws",   "mask",
-                                      "waker_ws", "cnt",   "phase", "woken"};
-  auto task = [&](Bits& b, int u) {
-    for (const char* n : kTask) b.set(at(n, u));
+  auto both = [&](int first, int i = 0) {
+    if (first < 0) return;
+    f.reads.set(el(first, i));
+    f.writes.set(el(first, i));
   };
-  auto all_tasks = [&](Bits& b) {
-    for (int u = 0; u < ntasks_; ++u) task(b, u);
+  // A queue's FIFO slots; q < 0: every queue.
+  auto list = [&](std::bitset<Footprint::kMaxVars>& b, int q) {
+    if (q < 0) all(b, fl_.wait, nws_ * ntasks_);
+    else all(b, fl_.wait + q * ntasks_, ntasks_);
   };
-  auto irq = [&](Bits& b) { b.set(at("owner")).set(at("victim")); };
-  auto list = [&](Bits& b, int q) {
-    for (int i = 0; i < ntasks_; ++i) b.set(at("wait", q * ntasks_ + i));
+  auto wait_cnt = [&](int q) {
+    if (q < 0) {
+      all(f.reads, fl_.wait_cnt, nws_);
+      all(f.writes, fl_.wait_cnt, nws_);
+    } else {
+      both(fl_.wait_cnt, q);
+    }
   };
-  auto all_lists = [&](Bits& b) { var(b, "wait"); };
-  auto ws_active = [&](Bits& b) { var(b, "prepared"); };  // read: every task's flag
-  const int t = st.actor;
-  Footprint f;
-  irq(f.reads), task(f.reads, t);
-  task(f.writes, t);
-  const int wq = wws(s, t) - 1;
-  const std::size_t word = at("word"), cleared = at("cleared"), wake_index = at("wake_index"),
-                    wait_index = at("wait_index"), wasted = at("wasted_wakeup");
-  switch (st.action) {
-    case GET:
-      f.reads.set(word).set(wait_index);
-      f.writes.set(word).set(wait_index);
+  f.reads.set(el(fl_.owner)).set(el(fl_.victim));
+  for (int v : {fl_.pc, fl_.round, fl_.tag, fl_.ws, fl_.mask, fl_.waker_ws, fl_.cnt, fl_.phase})
+    both(v, t);
+  const int q = s ? ws(*s, t) : -1, wq = s ? wws(*s, t) - 1 : -1;
+  switch (action) {
+    case GET:  // bt_wait_ptr when the first try fails
+      both(fl_.word), both(fl_.wait_index);
       break;
     case DCLEAR:
-      f.reads.set(word).set(cleared).set(wait_index);
-      f.writes.set(word).set(cleared).set(wait_index);
+      both(fl_.word), both(fl_.cleared), both(fl_.wait_index);
       break;
     case ANDNOT:
-      f.reads.set(word);
-      f.writes.set(word);
+      both(fl_.word);
       break;
     case PREPARE:
     case FINISH:
     case FINISH_GOT:
-      list(f.reads, ws(s, t)), ws_active(f.reads);
-      list(f.writes, ws(s, t)), f.writes.set(at("prepared", t));
-      if (st.action != PREPARE) f.reads.set(wait_index), f.writes.set(wait_index);
+      list(f.reads, q), list(f.writes, q);
+      f.writes.set(el(fl_.prepared, t)).set(el(fl_.woken, t));
+      if (action == FINISH) both(fl_.wait_index);
       break;
-    case SCHEDULE:
+    case SCHEDULE:  // enabled once woken
+      f.reads.set(el(fl_.woken, t));
       break;
     case PUT:
-      f.reads.set(word).set(cleared);
-      f.writes.set(word).set(cleared);
-      if (st.arg) {
-        irq(f.writes);
-        all_tasks(f.reads);  // the victim must be inside its wake-up path
+      both(fl_.word), both(fl_.cleared);
+      if (irq_) {
+        // Which interrupts it may run as: the tasks inside their wake-up path.
+        all(f.reads, fl_.pc, ntasks_);
+        if (!s || arg) f.writes.set(el(fl_.owner)).set(el(fl_.victim));
       }
       break;
     case W_PTR:
-      f.reads.set(wake_index), ws_active(f.reads);
-      f.writes.set(wake_index);
-      all_lists(f.reads);
-      if (!six_two()) var(f.reads, "wait_cnt");
+      both(fl_.wake_index);
+      all(f.reads, fl_.prepared, ntasks_);
+      list(f.reads, -1);
+      if (!six_two()) all(f.reads, fl_.wait_cnt, nws_);
       break;
     case W_DEC:
     case W_CMPXCHG:
     case W_SET:
-      f.reads.set(at("wait_cnt", wq));
-      f.writes.set(at("wait_cnt", wq));
+      wait_cnt(wq);
       break;
     case W_CHECK:
       list(f.reads, wq);
       break;
     case W_WAKE:
-      all_lists(f.reads);  // are tasks waiting elsewhere (the ghost)
-      list(f.writes, wq), f.writes.set(wasted);
-      all_tasks(f.reads);
-      all_tasks(f.writes);  // the woken tasks' flags
+      list(f.reads, -1);  // are tasks waiting elsewhere (the ghost)
+      list(f.writes, wq), f.writes.set(el(fl_.wasted));
+      all(f.writes, fl_.woken, ntasks_);
       break;
     case W_INC:
-      f.reads.set(wake_index);
-      f.writes.set(wake_index);
+      both(fl_.wake_index);
       break;
     case W_ACTIVE:
-      ws_active(f.reads);
+      all(f.reads, fl_.prepared, ntasks_);
       break;
     case W_ADD:
-      f.reads.set(at("completion_cnt")).set(at("wakeup_cnt"));
-      f.writes.set(at("completion_cnt"));
+      both(fl_.completion_cnt), all(f.reads, fl_.wakeup_cnt, 1);
       break;
     case W_CMP:
-      f.reads.set(at("completion_cnt"));
+      all(f.reads, fl_.completion_cnt, 1);
       break;
     case W_XCHG:
-      f.reads.set(at("wakeup_cnt"));
-      f.writes.set(at("wakeup_cnt"));
+      both(fl_.wakeup_cnt);
       break;
     case W_SCAN:
-      f.reads.set(wake_index), ws_active(f.reads);
-      f.writes.set(wake_index).set(wasted);
-      all_lists(f.reads);
-      all_lists(f.writes);
-      all_tasks(f.reads);
-      all_tasks(f.writes);
+      both(fl_.wake_index);
+      all(f.reads, fl_.prepared, ntasks_);
+      list(f.reads, -1), list(f.writes, -1);
+      f.writes.set(el(fl_.wasted));
+      all(f.writes, fl_.woken, ntasks_);
       break;
     default:
       break;
   }
   // Ending a wake-up path clears an interrupt this task owns.
-  if (waker(s, t) && irq_owner(s) == t) irq(f.writes);
+  if (action >= W_PTR && action <= W_SCAN && (s ? irq_owner(*s) == t : irq_))
+    f.writes.set(el(fl_.owner)).set(el(fl_.victim));
+}
+
+Footprint SbitmapModel::footprint(const State& s, const Step& st) const {
+  Footprint f;
+  step_footprint(f, st.actor, st.action, st.arg, &s);
   return f;
+}
+
+Influence SbitmapModel::influence() const {
+  InfluenceBuilder b(schema_, static_info().props.size());
+  b.maybe({"completion_cnt", "wakeup_cnt", "wait_cnt"});
+  // Which steps are enabled: the pcs, whether a sleeper was woken, the
+  // interrupt (its victim cannot step; a put runs as one only while none
+  // is in progress); finished() reads the pcs.
+  b.control({"pc", "woken", "owner", "victim"});
+  // What a waker's branches read (where it goes, whether it returns, ends
+  // the interrupt or advances the round), and a tasks's tries (word,
+  // cleared, phase): the new pc, round, cnt, waker_ws and interrupt.
+  const std::initializer_list<const char*> decide = {
+      "pc",   "round",    "word",     "cleared", "phase",          "prepared",  "wake_index",
+      "wait", "wait_cnt", "waker_ws", "cnt",     "completion_cnt", "wakeup_cnt"};
+  b.flow("pc", decide)
+      .flow("round", decide)
+      .flow("cnt", decide)
+      .flow("waker_ws", decide)
+      .flow("owner", decide)
+      .flow("victim", decide)
+      .flow("word", {"word", "cleared", "mask", "tag", "pc"})
+      .flow("cleared", {"cleared", "tag", "word", "pc"})
+      .flow("mask", {"mask", "cleared", "word", "pc"})
+      .flow("tag", {"tag", "word", "pc"})
+      // bt_wait_ptr runs when a try fails.
+      .flow("wait_index", {"wait_index", "word", "cleared", "phase", "pc"})
+      .flow("ws", {"ws", "wait_index", "word", "cleared", "phase", "pc"})
+      .flow("phase", {"phase", "word", "cleared", "pc"})
+      .flow("prepared", {"prepared", "pc"})
+      // sbq_wake_ptr's and the scan's choice of queue.
+      .flow("wake_index", {"wake_index", "prepared", "wait", "wait_cnt", "pc"})
+      .flow("wait", {"wait", "ws", "waker_ws", "wake_index", "prepared", "pc"})
+      .flow("woken", {"woken", "wait", "ws", "waker_ws", "wake_index", "prepared", "pc"})
+      .flow("wait_cnt", {"wait_cnt", "waker_ws", "cnt", "pc"})
+      .flow("completion_cnt", {"completion_cnt", "pc"})
+      .flow("wakeup_cnt", {"wakeup_cnt", "cnt", "pc"})
+      .flow("wasted_wakeup", {"wasted_wakeup", "wait", "waker_ws", "wake_index", "prepared", "pc"});
+  // no-lost-wakeup and deadlock read finished() and the successors only.
+  b.reads(WaitCntReset, {"pc", "wait_cnt"}).reads(NoWastedWakeup, {"wasted_wakeup"});
+  return b.done();
+}
+
+// Nothing in a step depends on a task's index: the wait queues are FIFOs
+// (order by arrival, not by index), the put's interrupts may hit any task in
+// its wake-up path, allocation picks a bit, not a task; the properties
+// quantify over all tasks. irq=1 included (owner and victim are renamed).
+int SbitmapModel::symmetric_block(const std::vector<int>&) const {
+  return schema_.find_place("tasks");
+}
+
+void SbitmapModel::rename(State& s, const std::vector<int>& perm) const {
+  for (int i = 0; i < nws_ * ntasks_; ++i)
+    if (const int x = wait_.get(s, i); x > 0) wait_.set(s, i, perm[std::size_t(x - 1)] + 1);
+  const int o = irq_owner(s), v = irq_victim(s);
+  set_irq(s, o < 0 ? -1 : perm[std::size_t(o)], v < 0 ? -1 : perm[std::size_t(v)]);
+}
+
+
+// The union of the footprints of every step the task may still take: the
+// pcs reachable from its pc in this round, and every pc when a round
+// follows; any queue, any interrupt. It depends on the task, its pc and
+// whether this is its last round only: computed once (future_table).
+Footprint SbitmapModel::actor_future(const State& s, int actor) const {
+  const int p = pc(s, actor);
+  if (p == DONE) return Footprint{};
+  const bool last = round(s, actor) + 1 >= rounds_;
+  return futures_[(std::size_t(actor) * kNumPc + std::size_t(p)) * 2 + last];
+}
+
+void SbitmapModel::future_table() {
+  futures_.assign(std::size_t(ntasks_) * kNumPc * 2, Footprint{});
+  for (int t = 0; t < ntasks_; ++t)
+    for (int p = 0; p < DONE; ++p)
+      for (int last = 0; last < 2; ++last) {
+        std::uint32_t reach = 1u << p;
+        if (!last) {
+          reach = (1u << DONE) - 1;
+        } else {
+          for (std::uint32_t seen = 0; seen != reach;) {
+            seen = reach;
+            for (int x = 0; x < DONE; ++x)
+              if (reach & (1u << x)) reach |= next_pcs(x);
+          }
+        }
+        Footprint& f = futures_[(std::size_t(t) * kNumPc + std::size_t(p)) * 2 + std::size_t(last)];
+        for (int x = 0; x < DONE; ++x)
+          if (reach & (1u << x)) step_footprint(f, t, x, 0, nullptr);
+      }
 }
 
 std::string SbitmapModel::summary(const State& s) const {

@@ -39,6 +39,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
@@ -136,6 +137,19 @@ class SbitmapModel {
   std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
+
+  // --- for the reductions (explorer/reduction.hpp) ---
+  // What each variable is computed from, what the guards and properties read.
+  Influence influence() const;
+  // The tasks are interchangeable for every property (none names a task).
+  int symmetric_block(const std::vector<int>& props) const;
+  // After the tasks' blocks moved (copy c to perm[c]): the wait queues'
+  // entries (task + 1) and the interrupt's owner and victim name the moved
+  // tasks.
+  void rename(State& s, const std::vector<int>& perm) const;
+  int actors() const { return ntasks_; }
+  // Everything task `actor` may read or write in any step from s on.
+  Footprint actor_future(const State& s, int actor) const;
 
   int variant() const { return variant_; }
   int tags() const { return ntags_; }
@@ -267,6 +281,19 @@ class SbitmapModel {
   void waker_done(State& s, int t) const;   // sbitmap_queue_wake_up returned
   int find_wake_ptr(const State& s, bool skip_zero) const;
   std::string ws_name(int q) const;
+  // The footprint of task t's step `action` (PUT: `arg` as in its Step) from
+  // s, or, with s null, from any state (any queue, any interrupt).
+  void step_footprint(Footprint& f, int t, int action, int arg, const State* s) const;
+
+  // Flat (footprint) index of each variable's first element; -1 when the
+  // variant has no such variable.
+  struct Flat {
+    int word, cleared, wake_index, wait_index, completion_cnt, wakeup_cnt, owner, victim, wasted,
+        wait_cnt, wait, pc, round, tag, ws, mask, waker_ws, cnt, phase, woken, prepared;
+  } fl_{};
+  // actor_future by task, pc and whether it is the task's last round.
+  std::vector<Footprint> futures_;
+  void future_table();
 
   int variant_, ntags_, ntasks_, rounds_, nws_, batch_, clear_;
   bool irq_;
