@@ -15,7 +15,8 @@ nlohmann::json stats_json(const Stats& s) {
           {"peak_rss_bytes", s.peak_rss_bytes},
           {"reduction", s.reduction},
           {"ample_states", s.ample_states},
-          {"full_states", s.full_states}};
+          {"full_states", s.full_states},
+          {"por_gave_up", s.por_gave_up}};
 }
 
 nlohmann::json outcome_json(const CheckOutcome& o) {
@@ -63,8 +64,9 @@ std::string stats_text(const Stats& s) {
 std::string reduction_text(const Stats& s) {
   std::string out = s.reduction;
   if (s.ample_states + s.full_states)
-    out += fmt::format(" ({} of {} states with steps of several actors expanded by one actor's)",
-                       s.ample_states, s.ample_states + s.full_states);
+    out += fmt::format(" ({} of {} states with steps of several actors expanded by one actor's{})",
+                       s.ample_states, s.ample_states + s.full_states,
+                       s.por_gave_up ? "; too few to go on trying" : "");
   return out;
 }
 

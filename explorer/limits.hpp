@@ -30,6 +30,7 @@ struct Stats {
   // (among those with steps of two or more actors).
   std::string reduction = "none";
   std::uint64_t ample_states = 0, full_states = 0;
+  bool por_gave_up = false;
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss

@@ -78,6 +78,7 @@ struct ReductionStats {
   std::string summary;              // which apply, e.g. "slicing (count); symmetry (3 submitters)"
   std::uint64_t ample = 0;          // states expanded with an ample set smaller than all
   std::uint64_t full = 0;           // states with steps of two or more actors, expanded fully
+  bool gave_up = false;             // fewer than 1 in 50 of the first 50,000 had one: stopped trying
 };
 
 template <class M>
@@ -172,7 +173,7 @@ class Reduction {
   template <class Succ, class Stored>
   void reduce(const State& s, std::vector<Succ>& succ, Stored&& stored) {
     if constexpr (HasActorFuture<M> && HasInfluence<M>) {
-      if (!por_ || succ.size() < 2) return;
+      if (!por_ || gave_up_ || succ.size() < 2) return;
       // The actors with enabled steps, fewest steps first (then by id).
       actors_.clear();
       for (const Succ& x : succ) {
@@ -198,11 +199,16 @@ class Reduction {
         }
       }
       ++stats_.full;
+      // Where almost no state has an ample set (every step touches what the
+      // others read), trying costs time and saves nothing: expand fully
+      // from here on, which is always sound, and deterministic.
+      if (stats_.ample + stats_.full == kTrial && stats_.ample * 50 < kTrial) gave_up_ = true;
     }
   }
 
   ReductionStats stats() const {
     ReductionStats st = stats_;
+    st.gave_up = gave_up_;
     st.summary = notes_.empty() ? "none" : fmt::format("{}", fmt::join(notes_, "; "));
     return st;
   }
@@ -333,6 +339,8 @@ class Reduction {
   }
 
   static constexpr std::size_t kMaxTries = 720;
+  static constexpr std::uint64_t kTrial = 50000;  // states tried before giving up on ample sets
+  bool gave_up_ = false;
   const M& m_;
   std::size_t n_ = 0;
   std::vector<std::uint8_t> mask_;  // slicing: bytes kept (8-byte padded); empty: none

@@ -107,6 +107,7 @@ class Search {
     st.reduction = rs.summary;
     st.ample_states = rs.ample;
     st.full_states = rs.full;
+    st.por_gave_up = rs.gave_up;
     return st;
   }
 
