@@ -35,8 +35,9 @@ HEADER = """# Verdict tables (measured)
 This page is generated: run `bench/verdict-tables.py build/blkmc` from the
 repository root (about 2 s) to regenerate it after a model changes. It shows
 every model, variant and property at the parameters that matter, with the
-states explored and the time of the whole run (BFS, Release build, the
-project's 2-core machine), then every checked-in counterexample with the run
+states stored and the time of the whole run (BFS with the default
+reductions, [reductions.md](reductions.md); Release build, the project's
+2-core machine), then every checked-in counterexample with the run
 that produced it. `(n)` after "violated" is the length of the shortest
 counterexample, `max = V` a computed maximum. The stories behind the
 counterexamples are on the model pages ([models/](models/)); the verification
