@@ -147,7 +147,6 @@ class Reduction {
   }
 
  public:
-
   bool keyed() const { return !mask_.empty() || block_ >= 0; }
   bool por() const { return por_; }
 
@@ -191,14 +190,15 @@ class Reduction {
         future_[std::size_t(q)].reads &= kept_;
         future_[std::size_t(q)].writes &= kept_;
       }
+      bool ample = false;
       for (const auto& [p, count] : actors_) {
         if (ample_ok(s, succ, p, stored)) {
           std::erase_if(succ, [&](const Succ& x) { return x.actor != p; });
-          ++stats_.ample;
-          return;
+          ample = true;
+          break;
         }
       }
-      ++stats_.full;
+      ++(ample ? stats_.ample : stats_.full);
       // Where almost no state has an ample set (every step touches what the
       // others read), trying costs time and saves nothing: expand fully
       // from here on, which is always sound, and deterministic.
