@@ -143,23 +143,7 @@ class Search {
     Counterexample<State> cx;
     if (red_.keyed()) {
       cx.states.push_back(start_state_);
-      for (std::size_t k = path.size() - 1; k > 0; --k) {
-        const State want = load(path[k - 1]);
-        bool found = false;
-        State to{};
-        m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
-          if (found) return;
-          State kn = n;
-          red_.key(kn);
-          if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
-            cx.steps.push_back(st);
-            to = n;
-            found = true;
-          }
-        });
-        if (!found) throw std::logic_error("path_to: a stored step has no concrete counterpart");
-        cx.states.push_back(to);
-      }
+      for (std::size_t k = path.size() - 1; k > 0; --k) step_to_key(cx, load(path[k - 1]), -1);
       return cx;
     }
     cx.states.push_back(load(path.back()));
@@ -185,22 +169,7 @@ class Search {
     Counterexample<State> cx = path_to(walk.front());
     const std::size_t base = cx.steps.size();
     auto follow = [&](std::size_t k) {  // the step walk[k - 1] -> walk[k]
-      const State want = load(walk[k]);
-      const int actor = k - 1 < actors.size() ? actors[k - 1] : -1;
-      bool found = false;
-      State to{};
-      m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
-        if (found || (actor >= 0 && st.actor != actor)) return;
-        State kn = n;
-        red_.key(kn);
-        if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
-          cx.steps.push_back(st);
-          to = n;
-          found = true;
-        }
-      });
-      if (!found) throw std::logic_error("path_along: a stored step has no concrete counterpart");
-      cx.states.push_back(to);
+      step_to_key(cx, load(walk[k]), k - 1 < actors.size() ? actors[k - 1] : -1);
     };
     for (std::size_t k = 1; k < walk.size(); ++k) follow(k);
     cx.loop_start = base + loop;
@@ -222,6 +191,26 @@ class Search {
   }
 
  private:
+  // Extends cx by the first step from its last state (by that actor, when
+  // one is given) whose successor's key is `want`: a stored edge followed
+  // on concrete states.
+  void step_to_key(Counterexample<State>& cx, const State& want, int actor) const {
+    bool found = false;
+    State to{};
+    m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
+      if (found || (actor >= 0 && st.actor != actor)) return;
+      State kn = n;
+      red_.key(kn);
+      if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
+        cx.steps.push_back(st);
+        to = n;
+        found = true;
+      }
+    });
+    if (!found) throw std::logic_error("a stored step has no concrete counterpart");
+    cx.states.push_back(to);
+  }
+
   using Clock = std::chrono::steady_clock;
   struct Succ {
     State next;
