@@ -130,7 +130,7 @@ class Reduction {
           } else {
             perm_.resize(std::size_t(copies_));
             layout_ = sc.block_layout(block_);
-            notes_.push_back(fmt::format("symmetry ({} {})", copies_, block_name(sc, block_)));
+            notes_.push_back(fmt::format("symmetry ({} {})", copies_, sc.place_name(block_)));
           }
         }
       }
@@ -244,8 +244,6 @@ class Reduction {
     }
     can_por_ = true;
   }
-  // Named after the block's actors, e.g. "submitters".
-  static std::string block_name(const Schema& sc, int place) { return sc.place_name(place); }
 
   template <class Succ, class Stored>
   bool ample_ok(const State& s, const std::vector<Succ>& succ, int p, Stored& stored) const {
