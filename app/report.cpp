@@ -16,7 +16,8 @@ nlohmann::json stats_json(const Stats& s) {
           {"reduction", s.reduction},
           {"ample_states", s.ample_states},
           {"full_states", s.full_states},
-          {"por_gave_up", s.por_gave_up}};
+          {"por_gave_up", s.por_gave_up},
+          {"threads", s.threads}};
 }
 
 nlohmann::json outcome_json(const CheckOutcome& o) {
@@ -56,9 +57,9 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
 std::string stats_text(const Stats& s) {
   return fmt::format(
       "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state, "
-      "peak RSS {}",
+      "peak RSS {}, {} thread{}",
       s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
-      s.bytes_per_state, human_bytes(double(s.peak_rss_bytes)));
+      s.bytes_per_state, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s");
 }
 
 std::string reduction_text(const Stats& s) {

@@ -119,6 +119,7 @@ Reach run_reach(const std::string& model, const std::string& from, const std::st
     r.params = p;
     SearchOptions so;
     so.bfs = true;
+    so.threads = default_threads();
     so.progress = false;
     so.limits.max_states = opt.max_states;
     so.limits.memory_bytes = default_memory_limit();

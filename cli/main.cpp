@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   std::string model, variant = "", trace_out;
   std::vector<std::string> params, props;
   bool bfs = false, dfs = false, as_json = false, quiet = false;
+  unsigned threads = 0;
   bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false;
   std::uint64_t max_states = 0;
   std::uint32_t max_depth = 0;
@@ -115,8 +116,10 @@ int main(int argc, char** argv) {
   check->add_option("--prop", props,
                     "property to check (repeatable; default: all); NAME<=K bounds a maximize "
                     "property");
-  check->add_flag("--bfs", bfs, "breadth-first: shortest counterexamples");
-  check->add_flag("--dfs", dfs, "depth-first (default)");
+  check->add_flag("--bfs", bfs, "breadth-first, level by level on every thread: shortest counterexamples (default)");
+  check->add_flag("--dfs", dfs, "depth-first, as SPIN (one thread)");
+  check->add_option("--threads", threads, "workers of a breadth-first search (default: every core)")
+      ->check(CLI::Range(1u, 1024u));
   check->add_option("--max-states", max_states, "stop after this many states")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
   check->add_option("--max-depth", max_depth, "do not expand states deeper than this")
@@ -239,6 +242,13 @@ int main(int argc, char** argv) {
   suite->add_flag("--no-reduce", suite_no_reduce, "search every row without reductions");
   suite->add_flag("--compare-reductions", suite_compare,
                   "search every row with and without reductions; a row also fails when they differ");
+  unsigned suite_threads = 0;
+  bool suite_compare_threads = false;
+  suite->add_option("--threads", suite_threads, "workers of each search (default: every core)")
+      ->check(CLI::Range(1u, 1024u));
+  suite->add_flag("--compare-threads", suite_compare_threads,
+                  "search every check row again on one thread; a row also fails when states, "
+                  "transitions, verdicts, maxima or traces differ");
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
   suite->add_flag("--expand", suite_expand,
                   "run nothing; print every expectation as a canonical one-per-line row (all "
@@ -324,7 +334,7 @@ int main(int argc, char** argv) {
         model = t.model;
         if (variant.empty()) variant = t.variant;
         if (props.empty()) props = {t.property};
-        if (!bfs && !dfs) bfs = t.search == "bfs";
+        if (!bfs && !dfs) dfs = t.search == "dfs";
         given = t.params;
       }
       if (model.empty()) throw UsageError("check: a model name (or --from-trace) is required");
@@ -338,8 +348,10 @@ int main(int argc, char** argv) {
         });
         if (!from_trace.empty() && !named) run_params[k] = v;
       }
+      if (dfs && threads > 1) throw UsageError("--dfs searches on one thread (--threads is for breadth-first)");
       SearchOptions opt;
-      opt.bfs = bfs;
+      opt.bfs = !dfs;
+      opt.threads = threads ? threads : default_threads();
       opt.progress = !quiet;
       opt.limits.max_states = max_states;
       opt.limits.max_depth = max_depth;
@@ -399,6 +411,7 @@ int main(int argc, char** argv) {
       const ModelHandle& mh = find_model(model);
       SearchOptions opt;
       opt.bfs = true;
+      opt.threads = default_threads();
       opt.progress = false;
       opt.limits.seconds = seconds;
       opt.limits.max_states = max_states;
@@ -429,11 +442,14 @@ int main(int argc, char** argv) {
     if (suite->parsed()) {
       if (suite_no_reduce && suite_compare)
         throw UsageError("--no-reduce and --compare-reductions exclude each other");
+      SuiteSearch how;
+      how.reduce = suite_no_reduce ? SuiteReduce::Off
+                   : suite_compare ? SuiteReduce::Compare
+                                   : SuiteReduce::On;
+      how.threads = suite_threads ? suite_threads : default_threads();
+      how.compare_threads = suite_compare_threads;
       return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand,
-                             ModelLookup(find_model),
-                             suite_no_reduce  ? SuiteReduce::Off
-                             : suite_compare ? SuiteReduce::Compare
-                                             : SuiteReduce::On);
+                             ModelLookup(find_model), how);
     }
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';

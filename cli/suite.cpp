@@ -17,6 +17,7 @@
 #include "cli/prove.hpp"
 #include "app/report.hpp"
 #include "app/registry.hpp"
+#include "counterexamples/trace.hpp"
 #include "props/diff.hpp"
 
 namespace blkmc {
@@ -361,8 +362,28 @@ void parse_suite(Suite& s, std::istream& in, const std::string& name, double sec
   if (row) add_row(s, *row, name, seconds, lookup);
 }
 
+// What differs between a one-thread search (a) and a search on several (b):
+// empty when nothing does.
+std::string threads_difference(const CheckOutcome& a, const CheckOutcome& b) {
+  if (a.stop != b.stop) return fmt::format("stopped {}", to_string(a.stop));
+  if (a.stats.states != b.stats.states || a.stats.transitions != b.stats.transitions ||
+      a.stats.max_depth != b.stats.max_depth)
+    return fmt::format("{} states, {} transitions, depth {}", a.stats.states, a.stats.transitions,
+                       a.stats.max_depth);
+  for (std::size_t i = 0; i < a.props.size(); ++i) {
+    const auto &x = a.props[i], &y = b.props[i];
+    if (x.verdict != y.verdict || x.value != y.value || x.value_exact != y.value_exact)
+      return fmt::format("{} {}", x.name, x.value ? std::to_string(*x.value) : to_string(x.verdict));
+    if (x.trace.has_value() != y.trace.has_value() ||
+        (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)))
+      return fmt::format("{}: another trace", x.name);
+  }
+  return "";
+}
+
 int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, bool markdown,
-               const ModelLookup& lookup, SuiteReduce reduce) {
+               const ModelLookup& lookup, const SuiteSearch& how) {
+  const SuiteReduce reduce = how.reduce;
   // Rows first, then the table, so columns fit the longest names.
   struct Row {
     std::string model, variant, params, prop, expected, found, states, seconds, steps;
@@ -380,7 +401,16 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     opt.progress = false;
     opt.limits.memory_bytes = default_memory_limit();
     opt.reduce = reduce == SuiteReduce::Off ? ReduceOptions::none() : ReduceOptions::all();
+    opt.threads = how.threads;
     const CheckOutcome o = mh.check(g.variant, g.params, props, opt);
+    // Compare threads: one thread finds exactly the same.
+    std::string threads_differ;
+    if (how.compare_threads) {
+      SearchOptions one = opt;
+      one.threads = 1;
+      const CheckOutcome a = mh.check(g.variant, g.params, props, one);
+      threads_differ = threads_difference(a, o);
+    }
     std::optional<CheckOutcome> full;
     if (reduce == SuiteReduce::Compare) {
       opt.reduce = ReduceOptions::none();
@@ -405,6 +435,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
         ok = pr.verdict == e.verdict;
         expected = to_string(e.verdict);
         found = to_string(pr.verdict);
+      }
+      if (!threads_differ.empty()) {
+        ok = false;
+        found += fmt::format(" (one thread: {})", threads_differ);
       }
       if (!same) {
         ok = false;
@@ -561,10 +595,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
 }  // namespace
 
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
-              const ModelLookup& lookup, SuiteReduce reduce) {
+              const ModelLookup& lookup, const SuiteSearch& how) {
   Suite s;
   parse_suite(s, in, name, seconds_per_run, lookup);
-  return run_parsed(s, name, seconds_per_run, markdown, lookup, reduce);
+  return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
 }
 
 std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
@@ -589,7 +623,7 @@ std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
 }
 
 int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run, bool markdown,
-                    bool expand, const ModelLookup& lookup, SuiteReduce reduce) {
+                    bool expand, const ModelLookup& lookup, const SuiteSearch& how) {
   Suite s;
   for (const auto& file : suite_files(paths)) {
     if (file == "-") {
@@ -607,7 +641,7 @@ int run_suite_files(const std::vector<std::string>& paths, double seconds_per_ru
   const std::string name = paths.size() == 1 && paths[0] == "-"
                                ? std::string("suite")
                                : fmt::format("{}", fmt::join(paths, " "));
-  return run_parsed(s, name, seconds_per_run, markdown, lookup, reduce);
+  return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
 }
 
 }  // namespace blkmc

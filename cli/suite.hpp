@@ -49,9 +49,18 @@ using ModelLookup = std::function<const ModelHandle&(const std::string&)>;
 // searches differ in a verdict, a maximum or its exactness.
 enum class SuiteReduce { On, Off, Compare };
 
+// How the check rows search.
+struct SuiteSearch {
+  SuiteReduce reduce = SuiteReduce::On;
+  unsigned threads = 1;  // workers of each breadth-first search
+  // Search every check row again on one thread: a row also fails when the
+  // two differ in states, transitions, a verdict, a maximum or a trace.
+  bool compare_threads = false;
+};
+
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
               bool markdown = false, const ModelLookup& lookup = ModelLookup(find_model),
-              SuiteReduce reduce = SuiteReduce::On);
+              const SuiteSearch& how = {});
 
 // PATHS: suite files, directories (every *.suite below, sorted by path) or
 // - (stdin), in the order given.
@@ -64,6 +73,6 @@ std::vector<std::string> suite_files(const std::vector<std::string>& paths);
 int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run,
                     bool markdown = false, bool expand = false,
                     const ModelLookup& lookup = ModelLookup(find_model),
-                    SuiteReduce reduce = SuiteReduce::On);
+                    const SuiteSearch& how = {});
 
 }  // namespace blkmc

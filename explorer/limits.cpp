@@ -1,8 +1,10 @@
 #include "explorer/limits.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 
 #include <fmt/format.h>
@@ -14,6 +16,14 @@ volatile int g_interrupted = 0;
 namespace {
 extern "C" void on_signal(int) { g_interrupted = 1; }
 }  // namespace
+
+unsigned default_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return unsigned(std::max(1, CPU_COUNT(&set)));
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? unsigned(n) : 1u;
+}
 
 void install_interrupt_handler() {
   std::signal(SIGINT, on_signal);

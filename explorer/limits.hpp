@@ -31,12 +31,15 @@ struct Stats {
   std::string reduction = "none";
   std::uint64_t ample_states = 0, full_states = 0;
   bool por_gave_up = false;
+  unsigned threads = 1;  // workers of the search
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss
 // The default --memory: 3/4 of physical memory, so a large search stops
 // cleanly with its statistics instead of meeting the OOM killer.
 std::uint64_t default_memory_limit();
+// Every core this process may run on (sched_getaffinity), at least 1.
+unsigned default_threads();
 std::string human_count(double n);
 std::string human_bytes(double n);
 

@@ -168,11 +168,13 @@ class Reduction {
 
   // Partial-order reduction of one state's successors (succ: .actor, .step,
   // .next, .hash; next already keyed). stored(next, hash): whether the store
-  // holds it. Removes the successors outside the chosen ample set.
+  // holds it. Removes the successors outside the chosen ample set. Returns
+  // kAmple, kFull (steps of several actors, all kept) or kUntried.
+  enum Outcome : std::uint8_t { kUntried, kAmple, kFull };
   template <class Succ, class Stored>
-  void reduce(const State& s, std::vector<Succ>& succ, Stored&& stored) {
+  Outcome reduce(const State& s, std::vector<Succ>& succ, Stored&& stored) {
     if constexpr (HasActorFuture<M> && HasInfluence<M>) {
-      if (!por_ || gave_up_ || succ.size() < 2) return;
+      if (!por_ || gave_up_ || succ.size() < 2) return kUntried;
       // The actors with enabled steps, fewest steps first (then by id).
       actors_.clear();
       for (const Succ& x : succ) {
@@ -180,7 +182,7 @@ class Reduction {
         if (it == actors_.end()) actors_.push_back({x.actor, 1});
         else ++it->second;
       }
-      if (actors_.size() < 2) return;
+      if (actors_.size() < 2) return kUntried;
       std::stable_sort(actors_.begin(), actors_.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; });
       const int na = m_.actors();
@@ -198,13 +200,35 @@ class Reduction {
           break;
         }
       }
+      if (by_level_) return ample ? kAmple : kFull;
       ++(ample ? stats_.ample : stats_.full);
       // Where almost no state has an ample set (every step touches what the
       // others read), trying costs time and saves nothing: expand fully
       // from here on, which is always sound, and deterministic.
       if (stats_.ample + stats_.full == kTrial && stats_.ample * 50 < kTrial) gave_up_ = true;
+      return ample ? kAmple : kFull;
+    }
+    return kUntried;
+  }
+
+  // The level-synchronous search gives each worker a copy that counts
+  // nothing; the master counts the outcomes of the states the search
+  // expanded, in order, and decides the give-up between levels: the same
+  // decision whatever the number of threads.
+  void decide_by_level() { by_level_ = true; }
+  void count(Outcome o) {
+    if (o != kUntried) ++(o == kAmple ? stats_.ample : stats_.full);
+  }
+  // After a level: give up once the first kTrial tries (or more) found
+  // fewer than 1 in 50 ample sets; the workers follow the master.
+  void end_level() {
+    const std::uint64_t tried = stats_.ample + stats_.full;
+    if (!trial_decided_ && tried >= kTrial) {
+      trial_decided_ = true;
+      if (stats_.ample * 50 < tried) gave_up_ = true;
     }
   }
+  void follow(const Reduction& master) { gave_up_ = master.gave_up_; }
 
   ReductionStats stats() const {
     ReductionStats st = stats_;
@@ -339,6 +363,7 @@ class Reduction {
   static constexpr std::size_t kMaxTries = 720;
   static constexpr std::uint64_t kTrial = 50000;  // states tried before giving up on ample sets
   bool gave_up_ = false;
+  bool by_level_ = false, trial_decided_ = false;
   const M& m_;
   std::size_t n_ = 0;
   std::vector<std::uint8_t> mask_;  // slicing: bytes kept (8-byte padded); empty: none

@@ -5,10 +5,13 @@
 // for a stuck state behind a progress trace and prove's search for a state
 // (app/) are observers of this one loop.
 //
-// BFS expands states in id order (ids are insertion order, so the store is
-// the queue) and so reaches every state first along a shortest path; DFS is
-// a LIFO worklist with parent links. Under a depth bound, DFS re-opens a
-// state reached again by a shorter path.
+// BFS expands states level by level on every thread (explorer/
+// level_search.hpp) and gives each level's new states their ids in the order
+// a one-thread breadth-first search would (by parent id, then successor
+// index), so ids, parents, traces, verdicts and counts are the same for any
+// number of threads; every state is reached first along a shortest path.
+// DFS is a one-thread LIFO worklist with parent links. Under a depth bound,
+// DFS re-opens a state reached again by a shorter path.
 //
 // An observer provides:
 //   void on_new(std::uint32_t id, const State& s)        a state stored for the first time
@@ -29,6 +32,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "explorer/limits.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
@@ -48,6 +53,12 @@ struct SearchOptions {
   // Slicing, symmetry and partial-order reduction (explorer/reduction.hpp):
   // none unless asked for (check and the suite ask for all).
   ReduceOptions reduce;
+  // Workers of a breadth-first search, the caller included (depth-first
+  // search runs on one).
+  unsigned threads = 1;
+  // Parents expanded between two barriers of a breadth-first level (0: the
+  // default); results never depend on it (tests make it small).
+  std::size_t level_batch = 0;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };
@@ -85,7 +96,7 @@ class Search {
                                                                  : StateStore::kNone,
                                           StateStore::kNone - 1);
     start_ = last_progress_ = Clock::now();
-    const StopReason r = loop(obs);
+    const StopReason r = opt_.bfs ? levels(obs) : loop(obs);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
     return r;
   }
@@ -108,6 +119,7 @@ class Search {
     st.ample_states = rs.ample;
     st.full_states = rs.full;
     st.por_gave_up = rs.gave_up;
+    st.threads = opt_.bfs ? std::max(1u, opt_.threads) : 1;
     return st;
   }
 
@@ -228,7 +240,7 @@ class Search {
     const auto [i, fresh] = store_.insert(s.b.data(), hash, parent, depth);
     id = i;
     if (!fresh) {
-      if (!opt_.bfs && opt_.limits.max_depth && depth < store_.depth(i)) {
+      if (opt_.limits.max_depth && depth < store_.depth(i)) {
         store_.relink(i, parent, depth);
         return true;
       }
@@ -239,6 +251,11 @@ class Search {
     return true;
   }
 
+  // Breadth-first, level by level (explorer/level_search.hpp).
+  template <class Obs>
+  StopReason levels(Obs& obs);
+
+  // Depth-first, on one thread.
   template <class Obs>
   StopReason loop(Obs& obs) {
     State cur;
@@ -247,22 +264,15 @@ class Search {
     red_.key(start);
     visit(obs, start, hash_of(start), StateStore::kNone, 0, id);
     if (obs.done()) return StopReason::AllViolated;
-    std::vector<std::uint32_t> stack;
-    if (!opt_.bfs) stack.push_back(0);
-    std::uint64_t next_bfs = 0, expanded = 0;
+    std::vector<std::uint32_t> stack{0};
+    std::uint64_t expanded = 0;
     bool truncated = false;
     const auto& lim = opt_.limits;
     const bool edges = obs.wants_edges();
     while (true) {
-      std::uint32_t cid;
-      if (opt_.bfs) {
-        if (next_bfs >= store_.size()) break;
-        cid = std::uint32_t(next_bfs++);
-      } else {
-        if (stack.empty()) break;
-        cid = stack.back();
-        stack.pop_back();
-      }
+      if (stack.empty()) break;
+      const std::uint32_t cid = stack.back();
+      stack.pop_back();
       if ((++expanded & 255) == 0) {
         if (auto r = check_clock_and_memory()) return *r;
       }
@@ -306,7 +316,7 @@ class Search {
           break;
         }
         std::uint32_t nid;
-        if (visit(obs, next, h, cid, d + 1, nid) && !opt_.bfs) stack.push_back(nid);
+        if (visit(obs, next, h, cid, d + 1, nid)) stack.push_back(nid);
         if (edges) obs.on_edge(nid, actor);
       }
       obs.on_expanded(cid, cur, succ_.size(), !stop_states);
@@ -316,7 +326,8 @@ class Search {
     return truncated ? StopReason::MaxDepth : StopReason::Complete;
   }
 
-  std::optional<StopReason> check_clock_and_memory() {
+  // level: the BFS level being expanded (-1 in DFS).
+  std::optional<StopReason> check_clock_and_memory(int level = -1) {
     if (g_interrupted) return StopReason::Interrupted;
     const auto now = Clock::now();
     const double el = std::chrono::duration<double>(now - start_).count();
@@ -324,9 +335,11 @@ class Search {
     if (opt_.progress &&
         std::chrono::duration<double>(now - last_progress_).count() >= opt_.progress_interval) {
       last_progress_ = now;
-      std::fprintf(stderr, "[blkmc] %s states, %s transitions, depth %u, %s states/s, store %s, %.0f s\n",
+      const std::string where =
+          level < 0 ? fmt::format("depth {}", max_depth_) : fmt::format("level {}", level);
+      std::fprintf(stderr, "[blkmc] %s states, %s transitions, %s, %s states/s, store %s, %.0f s\n",
                    human_count(double(store_.size())).c_str(),
-                   human_count(double(transitions_)).c_str(), max_depth_,
+                   human_count(double(transitions_)).c_str(), where.c_str(),
                    human_count(double(store_.size()) / el).c_str(),
                    human_bytes(double(store_.memory_bytes())).c_str(), el);
     }
@@ -347,3 +360,5 @@ class Search {
 };
 
 }  // namespace blkmc
+
+#include "explorer/level_search.hpp"

@@ -2,11 +2,19 @@
 // chunks (ids are insertion order, so BFS needs no queue), a parent id and a
 // depth per state for counterexamples, and an open-addressing table of
 // (32 hash bits | id + 1) slots.
+//
+// The level-synchronous search (explorer/search.hpp) looks states up from
+// several threads while nothing is inserted (lookup, contains), then, after
+// reserve(n), puts the level's new states at the ids it assigned from
+// several threads at once (put: a compare-and-swap into the table) and
+// commits them; insert() is the one-thread find-or-put of depth-first search.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -21,7 +29,7 @@ class StateStore {
   explicit StateStore(std::size_t state_bytes, std::size_t initial_slots = 1u << 10)
       : len_(state_bytes), slots_(initial_slots, 0), mask_(initial_slots - 1) {}
 
-  std::size_t size() const { return parent_.size(); }
+  std::size_t size() const { return count_; }
   std::size_t state_bytes() const { return len_; }
   const std::uint8_t* get(std::uint32_t id) const {
     return chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_;
@@ -42,7 +50,7 @@ class StateStore {
   std::size_t memory_after_insert() const {
     std::size_t m = memory_bytes();
     if ((size() + 1) * 4 > slots_.size() * 3) m += slots_.size() * sizeof(std::uint64_t);
-    if ((size() & kChunkMask) == 0) m += chunk_bytes();
+    if ((size() >> kChunkBits) >= chunks_.size()) m += chunk_bytes();
     return m;
   }
 
@@ -53,16 +61,78 @@ class StateStore {
     __builtin_prefetch(&slots_[std::uint32_t(hash >> 32) & mask_]);
   }
 
-  bool contains(const std::uint8_t* s, std::uint64_t hash) const {
+  bool contains(const std::uint8_t* s, std::uint64_t hash) const { return lookup(s, hash) != kNone; }
+  // The id of a stored state, kNone when it is not stored.
+  std::uint32_t lookup(const std::uint8_t* s, std::uint64_t hash) const {
     const std::uint32_t tag = std::uint32_t(hash >> 32);
     for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const std::uint64_t slot = slots_[i];
-      if (slot == 0) return false;
+      if (slot == 0) return kNone;
       if (std::uint32_t(slot >> 32) == tag &&
           std::memcmp(get(std::uint32_t(slot) - 1), s, len_) == 0)
-        return true;
+        return std::uint32_t(slot) - 1;
     }
   }
+
+  // Room for n more states (chunks, parents, depths, table), so that put()
+  // allocates nothing; the bytes it would take are memory_after_reserve(n).
+  // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
+  // threads as it likes (the table's growth is spread over them).
+  template <class ParFor>
+  void reserve(std::size_t n, ParFor&& par) {
+    const std::size_t want = count_ + n;
+    std::size_t slots = slots_.size();
+    while (want * 4 > slots * 3) slots *= 2;
+    if (slots != slots_.size()) {
+      std::vector<std::uint64_t> old(slots, 0);
+      old.swap(slots_);
+      mask_ = slots_.size() - 1;
+      constexpr std::size_t kPart = 1u << 16;
+      par((old.size() + kPart - 1) / kPart, [&](std::size_t t) {
+        const std::size_t end = std::min(old.size(), (t + 1) * kPart);
+        for (std::size_t j = t * kPart; j < end; ++j)
+          if (old[j] != 0) place(old[j]);
+      });
+    }
+    while (chunks_.size() << kChunkBits < want) chunks_.emplace_back(new std::uint8_t[chunk_bytes()]);
+    if (parent_.size() < want) {
+      parent_.resize(want);
+      depth_.resize(want);
+    }
+  }
+  std::size_t memory_after_reserve(std::size_t n) const {
+    const std::size_t want = count_ + n;
+    std::size_t slots = slots_.size();
+    while (want * 4 > slots * 3) slots *= 2;
+    const std::size_t chunks = std::max(chunks_.size(), (want + kChunkMask) >> kChunkBits);
+    return chunks * chunk_bytes() + slots * sizeof(std::uint64_t) +
+           std::max(parent_.capacity(), want) * 8;
+  }
+  // Stores a state known not to be stored at id (below count + the reserve);
+  // several threads may put distinct ids at once. commit(n) then makes ids
+  // below n the stored ones.
+  void put(std::uint32_t id, const std::uint8_t* s, std::uint64_t hash, std::uint32_t parent,
+           std::uint32_t depth) {
+    std::memcpy(chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_, s, len_);
+    parent_[id] = parent;
+    depth_[id] = depth;
+    place((std::uint64_t(hash >> 32) << 32) | (std::uint64_t(id) + 1));
+  }
+  void commit(std::size_t n) { count_ = n; }
+
+ private:
+  // A slot into the table, by compare-and-swap (threads may place at once).
+  void place(std::uint64_t mine) {
+    for (std::size_t i = std::uint32_t(mine >> 32) & mask_;; i = (i + 1) & mask_) {
+      std::atomic_ref<std::uint64_t> slot(slots_[i]);
+      std::uint64_t empty = 0;
+      if (slot.load(std::memory_order_relaxed) == 0 &&
+          slot.compare_exchange_strong(empty, mine, std::memory_order_relaxed))
+        return;
+    }
+  }
+
+ public:
 
   // hash must be hash_padded/hash_bytes_exact of the len_ bytes at s.
   // Returns the id and whether the state was new.
@@ -96,11 +166,16 @@ class StateStore {
   std::size_t chunk_bytes() const { return (std::size_t(1) << kChunkBits) * len_; }
 
   std::uint32_t append(const std::uint8_t* s, std::uint32_t parent, std::uint32_t depth) {
-    const auto id = std::uint32_t(size());
-    if ((id & kChunkMask) == 0) chunks_.emplace_back(new std::uint8_t[chunk_bytes()]);
-    std::memcpy(chunks_.back().get() + std::size_t(id & kChunkMask) * len_, s, len_);
-    parent_.push_back(parent);
-    depth_.push_back(depth);
+    const auto id = std::uint32_t(count_++);
+    if ((id >> kChunkBits) >= chunks_.size()) chunks_.emplace_back(new std::uint8_t[chunk_bytes()]);
+    std::memcpy(chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_, s, len_);
+    if (id < parent_.size()) {
+      parent_[id] = parent;
+      depth_[id] = depth;
+    } else {
+      parent_.push_back(parent);
+      depth_.push_back(depth);
+    }
     return id;
   }
 
@@ -121,6 +196,7 @@ class StateStore {
   std::vector<std::uint32_t> parent_, depth_;
   std::vector<std::uint64_t> slots_;
   std::size_t mask_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace blkmc

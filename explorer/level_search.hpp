@@ -1,0 +1,312 @@
+// Breadth-first search, level by level, on every worker of a WorkerPool.
+// Included by explorer/search.hpp: Search<M>::levels.
+//
+// A level's states (ids [lo, hi), all at one depth) are expanded in batches
+// of parents. Each batch runs in phases separated by barriers:
+//   1 expand   workers take chunks of parents: successors, keys, hashes,
+//              partial-order reduction (the proviso asks whether a
+//              successor was stored before this level began: an edge to a
+//              deeper level never closes a cycle without one that does not),
+//              and a lookup in the store, which nobody writes meanwhile;
+//              successors not found become candidates, origin = (parent
+//              id, successor index);
+//   2 merge    candidates go into the batch's lock-free table (find-or-put
+//              by compare-and-swap); equal candidates keep the smallest
+//              origin in the one that won the slot;
+//   3 number   the candidate holding its state's smallest origin is the
+//              state's representative; representatives get ids in origin
+//              order, which is the order a one-thread BFS stores them in;
+//   4 observe  one thread replays the batch to the observer in that order
+//              (on_expand, on_new, on_edge, on_expanded) and stops where a
+//              one-thread search would stop: every property answered, or
+//              --max-states / --memory reached;
+//   5 store    workers put the representatives below that point into the
+//              store at their ids.
+// Ids, parents and what the observer sees are therefore independent of the
+// number of threads and of the batch size.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "explorer/worker_pool.hpp"
+
+namespace blkmc {
+
+namespace level_search {
+
+constexpr std::size_t kChunk = 64;            // parents per task, at most
+constexpr std::size_t kBatch = 1u << 16;      // parents per batch
+constexpr std::uint64_t kNew = 1ull << 63;    // an edge to a candidate (chunk << 32 | index)
+constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
+constexpr unsigned kSuccBits = 24;            // origin = parent << kSuccBits | successor
+
+}  // namespace level_search
+
+template <class M>
+template <class Obs>
+StopReason Search<M>::levels(Obs& obs) {
+  namespace ls = level_search;
+  struct Cand {
+    State key;
+    std::uint64_t hash, origin, min_origin, winner;
+    std::uint32_t id;
+  };
+  struct Edge {
+    std::uint64_t ref;  // a stored id, or kNew | candidate
+    std::uint8_t actor;
+  };
+  struct Chunk {
+    std::vector<Cand> cands;
+    std::vector<Edge> edges;
+    std::vector<std::uint32_t> nsucc;  // per parent: successors, or kTruncated
+    std::vector<std::uint8_t> por;     // per parent: its Reduction outcome
+    std::size_t reps = 0;
+    std::uint32_t first_id = 0;
+  };
+
+  std::uint32_t id0;
+  {
+    State start = start_state_;
+    red_.key(start);
+    visit(obs, start, hash_of(start), StateStore::kNone, 0, id0);
+  }
+  if (obs.done()) return StopReason::AllViolated;
+
+  WorkerPool pool(std::max(1u, opt_.threads));
+  std::vector<Reduction<M>> reds(pool.size(), red_);
+  for (auto& r : reds) r.decide_by_level();
+  std::vector<std::vector<Succ>> succs(pool.size());
+  std::vector<Chunk> chunks;
+  std::vector<std::uint64_t> table;  // a batch's candidates: ref + 1
+  std::uint64_t table_mask = 0;
+  std::atomic<int> abort{-1};        // a StopReason, set by worker 0's clock checks
+  const auto& lim = opt_.limits;
+  const std::size_t batch = opt_.level_batch ? opt_.level_batch : ls::kBatch;
+  // Small batches (tests) still get a few tasks per worker.
+  const std::size_t chunk = std::clamp<std::size_t>(batch / (4 * pool.size()), 1, ls::kChunk);
+  const bool edges = obs.wants_edges();
+  bool truncated = false;
+
+  auto cand = [&](std::uint64_t ref) -> Cand& { return chunks[ref >> 32].cands[std::uint32_t(ref)]; };
+
+  std::size_t lo = 0;
+  for (std::uint32_t depth = 0; lo < store_.size(); ++depth) {
+    const std::size_t hi = store_.size();
+    for (std::size_t b = lo; b < hi; b += batch) {
+      const std::size_t e = std::min(hi, b + batch);
+      const std::size_t nchunks = (e - b + chunk - 1) / chunk;
+      if (chunks.size() < nchunks) chunks.resize(nchunks);
+
+      // 1 expand
+      pool.run(nchunks, [&](std::size_t c, unsigned w) {
+        Chunk& ch = chunks[c];
+        ch.cands.clear();
+        ch.edges.clear();
+        ch.nsucc.clear();
+        ch.por.clear();
+        if (abort.load(std::memory_order_relaxed) >= 0) return;
+        if (w == 0)
+          if (auto r = check_clock_and_memory(int(depth))) abort.store(int(*r));
+        std::vector<Succ>& succ = succs[w];
+        State cur;
+        const std::size_t p0 = b + c * chunk, p1 = std::min(e, p0 + chunk);
+        for (std::size_t p = p0; p < p1; ++p) {
+          std::memcpy(cur.b.data(), store_.get(std::uint32_t(p)), m_.state_bytes());
+          if (lim.max_depth && depth >= lim.max_depth) {
+            // Truncated only if a successor has not been reached another way.
+            bool any = false;
+            m_.for_each_successor(cur, [&](const Step&, const State& next) {
+              State k = next;
+              reds[w].key(k);
+              any = any || !store_.contains(k.b.data(), hash_of(k));
+            });
+            if (any) {
+              ch.nsucc.push_back(ls::kTruncated);
+              ch.por.push_back(0);
+              continue;
+            }
+          }
+          succ.clear();
+          m_.for_each_successor(cur, [&](const Step& st, const State& next) {
+            succ.push_back({next, 0, st.actor, st});
+            Succ& x = succ.back();
+            reds[w].key(x.next);
+            x.hash = hash_of(x.next);
+            store_.prefetch(x.hash);
+          });
+          ch.por.push_back(!red_.por() ? 0
+                                       : reds[w].reduce(cur, succ, [&](const State& n, std::uint64_t h) {
+                                           const std::uint32_t i = store_.lookup(n.b.data(), h);
+                                           return i != StateStore::kNone && i < hi;
+                                         }));
+          ch.nsucc.push_back(std::uint32_t(succ.size()));
+          for (std::size_t k = 0; k < succ.size(); ++k) {
+            const Succ& x = succ[k];
+            const std::uint32_t i = store_.lookup(x.next.b.data(), x.hash);
+            if (i != StateStore::kNone) {
+              ch.edges.push_back({i, x.actor});
+              continue;
+            }
+            const std::uint64_t origin = (std::uint64_t(p) << ls::kSuccBits) | k;
+            ch.edges.push_back({ls::kNew | (std::uint64_t(c) << 32) | ch.cands.size(), x.actor});
+            ch.cands.push_back({x.next, x.hash, origin, origin, 0, StateStore::kNone});
+          }
+        }
+      });
+      if (abort.load() >= 0) return StopReason(abort.load());
+
+      // 2 merge
+      std::size_t ncands = 0;
+      for (std::size_t c = 0; c < nchunks; ++c) ncands += chunks[c].cands.size();
+      std::size_t slots = 1024;
+      while (slots < 2 * ncands) slots *= 2;
+      if (table.size() != slots) table.resize(slots);
+      table_mask = slots - 1;
+      pool.run((slots + 4095) / 4096, [&](std::size_t t, unsigned) {
+        std::fill_n(table.data() + t * 4096, std::min<std::size_t>(4096, slots - t * 4096), 0);
+      });
+      pool.run(nchunks, [&](std::size_t c, unsigned) {
+        auto& cands = chunks[c].cands;
+        for (std::size_t k = 0; k < cands.size(); ++k) {
+          Cand& x = cands[k];
+          const std::uint64_t mine = (std::uint64_t(c) << 32) | k;
+          for (std::size_t i = (x.hash >> 32) & table_mask;; i = (i + 1) & table_mask) {
+            std::atomic_ref<std::uint64_t> slot(table[i]);
+            std::uint64_t v = slot.load(std::memory_order_acquire);
+            if (v == 0) {
+              if (slot.compare_exchange_strong(v, mine + 1, std::memory_order_acq_rel)) {
+                x.winner = mine;
+                break;
+              }
+            }
+            Cand& o = cand(v - 1);
+            if (o.hash == x.hash && std::memcmp(o.key.b.data(), x.key.b.data(), m_.state_bytes()) == 0) {
+              x.winner = v - 1;
+              std::atomic_ref<std::uint64_t> least(o.min_origin);
+              std::uint64_t cur = least.load(std::memory_order_relaxed);
+              while (x.origin < cur && !least.compare_exchange_weak(cur, x.origin, std::memory_order_relaxed)) {
+              }
+              break;
+            }
+          }
+        }
+      });
+
+      // 3 number
+      pool.run(nchunks, [&](std::size_t c, unsigned) {
+        Chunk& ch = chunks[c];
+        ch.reps = 0;
+        for (const Cand& x : ch.cands) ch.reps += cand(x.winner).min_origin == x.origin;
+      });
+      std::size_t next_id = store_.size();
+      for (std::size_t c = 0; c < nchunks; ++c) {
+        chunks[c].first_id = std::uint32_t(next_id);
+        next_id += chunks[c].reps;
+      }
+      const std::size_t new_states = next_id - store_.size();
+      pool.run(nchunks, [&](std::size_t c, unsigned) {
+        std::uint32_t id = chunks[c].first_id;
+        for (const Cand& x : chunks[c].cands) {
+          Cand& w = cand(x.winner);
+          if (w.min_origin == x.origin) w.id = id++;
+        }
+      });
+
+      // 4 observe. The states that fit: below --max-states, and within
+      // --memory (the store grown for them, and what the observer keeps).
+      std::size_t cap = std::min<std::size_t>(max_states_, store_.size() + new_states);
+      bool cap_by_memory = false;
+      if (lim.memory_bytes) {
+        auto fits = [&](std::size_t n) {
+          return store_.memory_after_reserve(n) + obs.memory_bytes() <= lim.memory_bytes;
+        };
+        std::size_t good = 0, bad = cap - store_.size() + 1;  // fits(good); bad: unknown or not
+        if (!fits(bad - 1)) {
+          while (bad - good > 1) {
+            const std::size_t mid = good + (bad - good) / 2;
+            (fits(mid) ? good : bad) = mid;
+          }
+          cap = store_.size() + good;
+          cap_by_memory = true;
+        }
+      }
+      std::size_t cut = store_.size() + new_states;  // ids below it are stored
+      std::optional<StopReason> stop;
+      State cur;
+      for (std::size_t c = 0; c < nchunks && !stop; ++c) {
+        const Chunk& ch = chunks[c];
+        const std::size_t p0 = b + c * chunk;
+        std::size_t ei = 0;
+        for (std::size_t j = 0; j < ch.nsucc.size() && !stop; ++j) {
+          const auto p = std::uint32_t(p0 + j);
+          const std::uint32_t n = ch.nsucc[j];
+          if (n == ls::kTruncated) {
+            truncated = true;
+            continue;
+          }
+          std::memcpy(cur.b.data(), store_.get(p), m_.state_bytes());
+          transitions_ += n;
+          red_.count(typename Reduction<M>::Outcome(ch.por[j]));
+          if (edges) obs.on_expand(p, cur);
+          bool whole = true;
+          for (std::uint32_t k = 0; k < n; ++k, ++ei) {
+            const Edge& ed = ch.edges[ei];
+            std::uint32_t to = std::uint32_t(ed.ref);
+            if (ed.ref & ls::kNew) {
+              const Cand& x = cand(ed.ref & ~ls::kNew);
+              const Cand& w = cand(x.winner);
+              to = w.id;
+              if (w.min_origin == x.origin) {  // first reached here
+                if (to >= cap) {
+                  whole = false;
+                  cut = to;
+                  memory_full_ = cap_by_memory && cap < max_states_;
+                  stop = memory_full_ ? StopReason::Memory : StopReason::MaxStates;
+                  break;
+                }
+                max_depth_ = std::max(max_depth_, depth + 1);
+                obs.on_new(to, w.key);
+              }
+            }
+            if (edges) obs.on_edge(to, ed.actor);
+          }
+          obs.on_expanded(p, cur, n, whole);
+          if (obs.done()) {
+            stop = StopReason::AllViolated;
+            if (!whole) break;  // cut: the state that did not fit
+            // What a one-thread search had stored by now: up to the last
+            // state first reached from this parent.
+            cut = store_.size();
+            for (std::size_t c2 = 0; c2 <= c; ++c2)
+              for (const Cand& x : chunks[c2].cands)
+                if (std::uint32_t(x.origin >> ls::kSuccBits) <= p && cand(x.winner).min_origin == x.origin)
+                  cut = std::max<std::size_t>(cut, cand(x.winner).id + 1);
+          }
+        }
+      }
+
+      // 5 store
+      store_.reserve(cut - store_.size(), [&](std::size_t tasks, auto&& fn) {
+        pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
+      });
+      pool.run(nchunks, [&](std::size_t c, unsigned) {
+        for (const Cand& x : chunks[c].cands) {
+          const Cand& w = cand(x.winner);
+          if (w.min_origin != x.origin || w.id >= cut) continue;
+          store_.put(w.id, w.key.b.data(), w.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
+        }
+      });
+      store_.commit(cut);
+      if (stop) return *stop;
+    }
+    red_.end_level();
+    for (auto& r : reds) r.follow(red_);
+    lo = hi;
+  }
+  return truncated ? StopReason::MaxDepth : StopReason::Complete;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,144 @@
+// Breadth-first search on several threads (explorer/level_search.hpp): the
+// same ids, counts, verdicts, maxima and traces as on one thread, whatever
+// the batch size, and, without reductions, the same stored states and stop
+// points as a plain one-thread breadth-first search written here.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/registry.hpp"
+#include "counterexamples/trace.hpp"
+#include "explorer/checks.hpp"
+#include "model/tags/tags.hpp"
+
+namespace blkmc::testing {
+namespace {
+
+// What must not depend on the threads: empty when a and b agree.
+std::string difference(const CheckOutcome& a, const CheckOutcome& b) {
+  if (a.stop != b.stop) return "stop " + to_string(a.stop) + " vs " + to_string(b.stop);
+  if (a.stats.states != b.stats.states) return "states";
+  if (a.stats.transitions != b.stats.transitions) return "transitions";
+  if (a.stats.max_depth != b.stats.max_depth) return "max depth";
+  if (a.stats.ample_states != b.stats.ample_states || a.stats.full_states != b.stats.full_states)
+    return "partial-order counts";
+  for (std::size_t i = 0; i < a.props.size(); ++i) {
+    const auto &x = a.props[i], &y = b.props[i];
+    if (x.verdict != y.verdict || x.value != y.value || x.value_exact != y.value_exact) return x.name + ": verdict";
+    if (x.trace.has_value() != y.trace.has_value()) return x.name + ": trace or none";
+    if (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)) return x.name + ": trace";
+  }
+  return "";
+}
+
+TEST_CASE("threads: every model gives the same results on 1 to 4 threads") {
+  for (const ModelHandle* mh : all_models()) {
+    const ModelInfo& inf = mh->info();
+    rc::detail::TestParams params;
+    params.maxSuccess = 10;
+    params.maxDiscardRatio = 20;
+    const auto r = rc::detail::checkTestable(
+        [&] {
+          const std::string variant = inf.variants[*rc::gen::inRange<std::size_t>(0, inf.variants.size())].name;
+          Params p;
+          for (const ParamInfo& pi : inf.params)
+            p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
+          std::vector<std::string> props;
+          for (const PropInfo& pi : inf.props)
+            if (*rc::gen::arbitrary<bool>()) props.push_back(pi.name);
+          SearchOptions opt;
+          opt.progress = false;
+          opt.bfs = true;
+          opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 500, 20000, 150000);
+          if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
+          CheckOutcome one;
+          try {
+            one = mh->check(variant, p, props, opt);
+          } catch (const UsageError&) {
+            RC_DISCARD("parameters the model refuses");
+          }
+          opt.threads = *rc::gen::inRange(2u, 5u);
+          opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+          const CheckOutcome many = mh->check(variant, p, props, opt);
+          RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
+                   << opt.limits.max_states << '\n';
+          RC_ASSERT(difference(one, many) == "");
+        },
+        rc::detail::TestMetadata{}, params);
+    INFO("model " << inf.name);
+    rc::detail::FailureResult f;
+    rc::detail::GaveUpResult g;
+    if (r.match(f)) MESSAGE(f.description);
+    if (r.match(g)) MESSAGE(g.description);
+    CHECK(r.template is<rc::detail::SuccessResult>());
+  }
+}
+
+// A plain breadth-first search: a queue, ids in insertion order, stopping
+// where the level search must stop (the first violation of the one
+// invariant: after that state's parent is expanded; or at max_states).
+struct Plain {
+  std::size_t states = 0;
+  std::uint64_t transitions = 0;
+  std::optional<std::size_t> violating;  // its id
+};
+Plain plain_bfs(const TagsModel& m, int prop, std::size_t max_states) {
+  using State = TagsModel::State;
+  const std::size_t n = m.state_bytes();
+  std::map<std::string, std::size_t> ids;
+  std::vector<State> states;
+  Plain out;
+  auto add = [&](const State& s) {
+    const std::string k(reinterpret_cast<const char*>(s.b.data()), n);
+    if (ids.count(k)) return true;
+    if (states.size() >= max_states) return false;
+    ids[k] = states.size();
+    states.push_back(s);
+    if (!out.violating && m.violates(prop, s)) out.violating = states.size() - 1;
+    return true;
+  };
+  add(m.initial());
+  for (std::size_t i = 0; i < states.size() && !out.violating; ++i) {
+    bool room = true;
+    const State cur = states[i];  // add() may move the vector
+    m.for_each_successor(cur, [&](const Step&, const State& nx) {
+      if (!room) return;
+      ++out.transitions;
+      room = add(nx);
+    });
+    if (!room) break;
+  }
+  out.states = states.size();
+  return out;
+}
+
+TEST_CASE("threads: without reductions the level search stores what a plain BFS stores") {
+  CHECK(rc::check("tags, stop at a violation or at max_states", [] {
+    const int variant = *rc::gen::inRange(0, int(TagsModel::static_info().variants.size()));
+    const TagsModel m(variant, {{"ntags", *rc::gen::inRange(1, 4)},
+                                {"submitters", *rc::gen::inRange(1, 4)},
+                                {"rounds", *rc::gen::inRange(1, 3)},
+                                {"pool", *rc::gen::inRange(0, 3)}});
+    const int prop = *rc::gen::inRange(0, int(m.info().props.size()));
+    RC_PRE(m.info().props[std::size_t(prop)].kind == PropKind::Invariant);
+    const std::size_t max_states = *rc::gen::element<std::size_t>(1, 7, 300, 5000, 400000);
+    const Plain want = plain_bfs(m, prop, max_states);
+    SearchOptions opt;
+    opt.progress = false;
+    opt.props = {prop};
+    opt.limits.max_states = max_states;
+    opt.threads = *rc::gen::inRange(1u, 4u);
+    opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 50);
+    const auto r = explore(m, opt);
+    RC_ASSERT(r.stats.states == want.states);
+    RC_ASSERT((r.props[0].verdict == Verdict::Violated) == want.violating.has_value());
+    if (want.violating) RC_ASSERT(r.stop == StopReason::AllViolated);
+  }));
+}
+
+}  // namespace
+}  // namespace blkmc::testing
