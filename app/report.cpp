@@ -17,7 +17,8 @@ nlohmann::json stats_json(const Stats& s) {
           {"ample_states", s.ample_states},
           {"full_states", s.full_states},
           {"por_gave_up", s.por_gave_up},
-          {"threads", s.threads}};
+          {"threads", s.threads},
+          {"store", s.store}};
 }
 
 nlohmann::json outcome_json(const CheckOutcome& o) {
@@ -56,10 +57,10 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
 
 std::string stats_text(const Stats& s) {
   return fmt::format(
-      "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state, "
-      "peak RSS {}, {} thread{}",
+      "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state ({} "
+      "store), peak RSS {}, {} thread{}",
       s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
-      s.bytes_per_state, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s");
+      s.bytes_per_state, s.store, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s");
 }
 
 std::string reduction_text(const Stats& s) {

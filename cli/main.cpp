@@ -118,6 +118,11 @@ int main(int argc, char** argv) {
                     "property");
   check->add_flag("--bfs", bfs, "breadth-first, level by level on every thread: shortest counterexamples (default)");
   check->add_flag("--dfs", dfs, "depth-first, as SPIN (one thread)");
+  std::string store_kind = "plain";
+  check->add_option("--store", store_kind,
+                    "how visited states are kept: plain (every state's bytes) or tree (tree "
+                    "compression, breadth-first only)")
+      ->check(CLI::IsMember({"plain", "tree"}));
   check->add_option("--threads", threads, "workers of a breadth-first search (default: every core)")
       ->check(CLI::Range(1u, 1024u));
   check->add_option("--max-states", max_states, "stop after this many states")
@@ -352,6 +357,7 @@ int main(int argc, char** argv) {
       SearchOptions opt;
       opt.bfs = !dfs;
       opt.threads = threads ? threads : default_threads();
+      opt.store = store_kind == "tree" ? StoreKind::Tree : StoreKind::Plain;
       opt.progress = !quiet;
       opt.limits.max_states = max_states;
       opt.limits.max_depth = max_depth;

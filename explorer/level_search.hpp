@@ -93,8 +93,8 @@ StopReason Search<M>::levels(Obs& obs) {
   auto cand = [&](std::uint64_t ref) -> Cand& { return chunks[ref >> 32].cands[std::uint32_t(ref)]; };
 
   std::size_t lo = 0;
-  for (std::uint32_t depth = 0; lo < store_.size(); ++depth) {
-    const std::size_t hi = store_.size();
+  for (std::uint32_t depth = 0; lo < store_->size(); ++depth) {
+    const std::size_t hi = store_->size();
     for (std::size_t b = lo; b < hi; b += batch) {
       const std::size_t e = std::min(hi, b + batch);
       const std::size_t nchunks = (e - b + chunk - 1) / chunk;
@@ -114,14 +114,14 @@ StopReason Search<M>::levels(Obs& obs) {
         State cur;
         const std::size_t p0 = b + c * chunk, p1 = std::min(e, p0 + chunk);
         for (std::size_t p = p0; p < p1; ++p) {
-          std::memcpy(cur.b.data(), store_.get(std::uint32_t(p)), m_.state_bytes());
+          store_->load(std::uint32_t(p), cur.b.data());
           if (lim.max_depth && depth >= lim.max_depth) {
             // Truncated only if a successor has not been reached another way.
             bool any = false;
             m_.for_each_successor(cur, [&](const Step&, const State& next) {
               State k = next;
               reds[w].key(k);
-              any = any || !store_.contains(k.b.data(), hash_of(k));
+              any = any || !store_->contains(k.b.data(), hash_of(k));
             });
             if (any) {
               ch.nsucc.push_back(ls::kTruncated);
@@ -135,17 +135,17 @@ StopReason Search<M>::levels(Obs& obs) {
             Succ& x = succ.back();
             reds[w].key(x.next);
             x.hash = hash_of(x.next);
-            store_.prefetch(x.hash);
+            store_->prefetch(x.hash);
           });
           ch.por.push_back(!red_.por() ? 0
                                        : reds[w].reduce(cur, succ, [&](const State& n, std::uint64_t h) {
-                                           const std::uint32_t i = store_.lookup(n.b.data(), h);
+                                           const std::uint32_t i = store_->lookup(n.b.data(), h);
                                            return i != StateStore::kNone && i < hi;
                                          }));
           ch.nsucc.push_back(std::uint32_t(succ.size()));
           for (std::size_t k = 0; k < succ.size(); ++k) {
             const Succ& x = succ[k];
-            const std::uint32_t i = store_.lookup(x.next.b.data(), x.hash);
+            const std::uint32_t i = store_->lookup(x.next.b.data(), x.hash);
             if (i != StateStore::kNone) {
               ch.edges.push_back({i, x.actor});
               continue;
@@ -201,12 +201,12 @@ StopReason Search<M>::levels(Obs& obs) {
         ch.reps = 0;
         for (const Cand& x : ch.cands) ch.reps += cand(x.winner).min_origin == x.origin;
       });
-      std::size_t next_id = store_.size();
+      std::size_t next_id = store_->size();
       for (std::size_t c = 0; c < nchunks; ++c) {
         chunks[c].first_id = std::uint32_t(next_id);
         next_id += chunks[c].reps;
       }
-      const std::size_t new_states = next_id - store_.size();
+      const std::size_t new_states = next_id - store_->size();
       pool.run(nchunks, [&](std::size_t c, unsigned) {
         std::uint32_t id = chunks[c].first_id;
         for (const Cand& x : chunks[c].cands) {
@@ -217,23 +217,23 @@ StopReason Search<M>::levels(Obs& obs) {
 
       // 4 observe. The states that fit: below --max-states, and within
       // --memory (the store grown for them, and what the observer keeps).
-      std::size_t cap = std::min<std::size_t>(max_states_, store_.size() + new_states);
+      std::size_t cap = std::min<std::size_t>(max_states_, store_->size() + new_states);
       bool cap_by_memory = false;
       if (lim.memory_bytes) {
         auto fits = [&](std::size_t n) {
-          return store_.memory_after_reserve(n) + obs.memory_bytes() <= lim.memory_bytes;
+          return store_->memory_after_reserve(n) + obs.memory_bytes() <= lim.memory_bytes;
         };
-        std::size_t good = 0, bad = cap - store_.size() + 1;  // fits(good); bad: unknown or not
+        std::size_t good = 0, bad = cap - store_->size() + 1;  // fits(good); bad: unknown or not
         if (!fits(bad - 1)) {
           while (bad - good > 1) {
             const std::size_t mid = good + (bad - good) / 2;
             (fits(mid) ? good : bad) = mid;
           }
-          cap = store_.size() + good;
+          cap = store_->size() + good;
           cap_by_memory = true;
         }
       }
-      std::size_t cut = store_.size() + new_states;  // ids below it are stored
+      std::size_t cut = store_->size() + new_states;  // ids below it are stored
       std::optional<StopReason> stop;
       State cur;
       for (std::size_t c = 0; c < nchunks && !stop; ++c) {
@@ -247,7 +247,7 @@ StopReason Search<M>::levels(Obs& obs) {
             truncated = true;
             continue;
           }
-          std::memcpy(cur.b.data(), store_.get(p), m_.state_bytes());
+          store_->load(p, cur.b.data());
           transitions_ += n;
           red_.count(typename Reduction<M>::Outcome(ch.por[j]));
           if (edges) obs.on_expand(p, cur);
@@ -279,7 +279,7 @@ StopReason Search<M>::levels(Obs& obs) {
             if (!whole) break;  // cut: the state that did not fit
             // What a one-thread search had stored by now: up to the last
             // state first reached from this parent.
-            cut = store_.size();
+            cut = store_->size();
             for (std::size_t c2 = 0; c2 <= c; ++c2)
               for (const Cand& x : chunks[c2].cands)
                 if (std::uint32_t(x.origin >> ls::kSuccBits) <= p && cand(x.winner).min_origin == x.origin)
@@ -289,17 +289,22 @@ StopReason Search<M>::levels(Obs& obs) {
       }
 
       // 5 store
-      store_.reserve(cut - store_.size(), [&](std::size_t tasks, auto&& fn) {
+      store_->reserve(cut - store_->size(), [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
         pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
       });
-      pool.run(nchunks, [&](std::size_t c, unsigned) {
+      auto put_chunk = [&](std::size_t c, unsigned) {
         for (const Cand& x : chunks[c].cands) {
           const Cand& w = cand(x.winner);
           if (w.min_origin != x.origin || w.id >= cut) continue;
-          store_.put(w.id, w.key.b.data(), w.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
+          store_->put(w.id, w.key.b.data(), w.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
         }
-      });
-      store_.commit(cut);
+      };
+      if (store_->concurrent_put()) {
+        pool.run(nchunks, put_chunk);
+      } else {
+        for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, 0);  // in id order
+      }
+      store_->commit(cut);
       if (stop) return *stop;
     }
     red_.end_level();

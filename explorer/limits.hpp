@@ -32,6 +32,7 @@ struct Stats {
   std::uint64_t ample_states = 0, full_states = 0;
   bool por_gave_up = false;
   unsigned threads = 1;  // workers of the search
+  std::string store = "plain";  // how visited states were kept (StoreKind)
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss

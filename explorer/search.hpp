@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -37,6 +38,8 @@
 #include "explorer/limits.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
+#include "explorer/tree_store.hpp"
+#include "common/errors.hpp"
 #include "model/model.hpp"
 
 namespace blkmc {
@@ -59,6 +62,9 @@ struct SearchOptions {
   // Parents expanded between two barriers of a breadth-first level (0: the
   // default); results never depend on it (tests make it small).
   std::size_t level_batch = 0;
+  // How visited states are kept: every state's bytes, or tree-compressed
+  // (breadth-first only).
+  StoreKind store = StoreKind::Plain;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };
@@ -86,8 +92,16 @@ class Search {
       : m_(m),
         opt_(opt),
         red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
-        store_(m.state_bytes()),
-        start_state_(start ? *start : m.initial()) {}
+        start_state_(start ? *start : m.initial()) {
+    if (opt.store == StoreKind::Tree) {
+      if (!opt.bfs) throw UsageError("the tree store is for breadth-first searches (drop --dfs)");
+      store_ = std::make_unique<TreeStore>(m.state_bytes());
+    } else {
+      auto plain = std::make_unique<StateStore>(m.state_bytes());
+      plain_ = plain.get();
+      store_ = std::move(plain);
+    }
+  }
 
   template <class Obs>
   StopReason run(Obs& obs) {
@@ -102,16 +116,17 @@ class Search {
   }
 
   const M& model() const { return m_; }
-  const StateStore& store() const { return store_; }
+  const VisitedStore& store() const { return *store_; }
   // Figures of the run; extra_bytes: what the observers kept (an edge log).
   Stats stats(std::uint64_t extra_bytes = 0) const {
     Stats st;
     st.seconds = seconds_;
-    st.states = store_.size();
+    st.states = store_->size();
     st.transitions = transitions_;
     st.max_depth = max_depth_;
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
-    st.store_bytes = store_.memory_bytes() + extra_bytes;
+    st.store_bytes = store_->memory_bytes() + extra_bytes;
+    st.store = to_string(opt_.store);
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.peak_rss_bytes = peak_rss_bytes();
     const ReductionStats rs = red_.stats();
@@ -125,7 +140,7 @@ class Search {
 
   State load(std::uint32_t i) const {
     State s{};
-    std::memcpy(s.b.data(), store_.get(i), m_.state_bytes());
+    store_->load(i, s.b.data());
     return s;
   }
 
@@ -151,7 +166,7 @@ class Search {
   // step is the first whose successor's key is the next stored key.
   Counterexample<State> path_to(std::uint32_t id) const {
     std::vector<std::uint32_t> path;
-    for (std::uint32_t i = id; i != StateStore::kNone; i = store_.parent(i)) path.push_back(i);
+    for (std::uint32_t i = id; i != StateStore::kNone; i = store_->parent(i)) path.push_back(i);
     Counterexample<State> cx;
     if (red_.keyed()) {
       cx.states.push_back(start_state_);
@@ -237,11 +252,12 @@ class Search {
   template <class Obs>
   bool visit(Obs& obs, const State& s, std::uint64_t hash, std::uint32_t parent,
              std::uint32_t depth, std::uint32_t& id) {
-    const auto [i, fresh] = store_.insert(s.b.data(), hash, parent, depth);
+    const auto [i, fresh] =
+        plain_ ? plain_->insert(s.b.data(), hash, parent, depth) : store_->add(s.b.data(), hash, parent, depth);
     id = i;
     if (!fresh) {
-      if (opt_.limits.max_depth && depth < store_.depth(i)) {
-        store_.relink(i, parent, depth);
+      if (plain_ && !opt_.bfs && opt_.limits.max_depth && depth < plain_->depth(i)) {
+        plain_->relink(i, parent, depth);
         return true;
       }
       return false;
@@ -276,8 +292,8 @@ class Search {
       if ((++expanded & 255) == 0) {
         if (auto r = check_clock_and_memory()) return *r;
       }
-      std::memcpy(cur.b.data(), store_.get(cid), m_.state_bytes());
-      const std::uint32_t d = store_.depth(cid);
+      std::memcpy(cur.b.data(), plain_->get(cid), m_.state_bytes());
+      const std::uint32_t d = plain_->depth(cid);
       if (lim.max_depth && d >= lim.max_depth) {
         // Truncated only if a successor has not been reached another way;
         // otherwise expanded as usual (deadlock check, the edge log).
@@ -285,7 +301,7 @@ class Search {
         m_.for_each_successor(cur, [&](const Step&, const State& next) {
           State k = next;
           red_.key(k);
-          any = any || !store_.contains(k.b.data(), hash_of(k));
+          any = any || !plain_->contains(k.b.data(), hash_of(k));
         });
         if (any) {
           truncated = true;
@@ -298,19 +314,19 @@ class Search {
         Succ& x = succ_.back();
         red_.key(x.next);
         x.hash = hash_of(x.next);
-        store_.prefetch(x.hash);
+        plain_->prefetch(x.hash);
       });
       if (red_.por())
-        red_.reduce(cur, succ_, [&](const State& n, std::uint64_t h) { return store_.contains(n.b.data(), h); });
+        red_.reduce(cur, succ_, [&](const State& n, std::uint64_t h) { return plain_->contains(n.b.data(), h); });
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
       for (const auto& [next, h, actor, step] : succ_) {
         // At a limit, states already stored still count as explored.
-        const bool at_states = store_.size() >= max_states_;
+        const bool at_states = plain_->size() >= max_states_;
         const bool at_memory =
-            lim.memory_bytes && store_.memory_after_insert() + obs.memory_bytes() > lim.memory_bytes;
-        if ((at_states || at_memory) && !store_.contains(next.b.data(), h)) {
+            lim.memory_bytes && plain_->memory_after_insert() + obs.memory_bytes() > lim.memory_bytes;
+        if ((at_states || at_memory) && !plain_->contains(next.b.data(), h)) {
           memory_full_ = !at_states;
           stop_states = true;
           break;
@@ -338,17 +354,19 @@ class Search {
       const std::string where =
           level < 0 ? fmt::format("depth {}", max_depth_) : fmt::format("level {}", level);
       std::fprintf(stderr, "[blkmc] %s states, %s transitions, %s, %s states/s, store %s, %.0f s\n",
-                   human_count(double(store_.size())).c_str(),
+                   human_count(double(store_->size())).c_str(),
                    human_count(double(transitions_)).c_str(), where.c_str(),
-                   human_count(double(store_.size()) / el).c_str(),
-                   human_bytes(double(store_.memory_bytes())).c_str(), el);
+                   human_count(double(store_->size()) / el).c_str(),
+                   human_bytes(double(store_->memory_bytes())).c_str(), el);
     }
     return std::nullopt;
   }
 
   const M& m_;
   const SearchOptions opt_;  // a copy: a Search may outlive the options it was given
-  Reduction<M> red_;  StateStore store_;
+  Reduction<M> red_;
+  std::unique_ptr<VisitedStore> store_;
+  StateStore* plain_ = nullptr;  // store_, when it is the plain store (depth-first search's)
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
   std::uint64_t transitions_ = 0;

@@ -19,23 +19,23 @@
 #include <vector>
 
 #include "explorer/hash.hpp"
+#include "explorer/visited_store.hpp"
 
 namespace blkmc {
 
-class StateStore {
+class StateStore final : public VisitedStore {
  public:
-  static constexpr std::uint32_t kNone = 0xffffffffu;
-
   explicit StateStore(std::size_t state_bytes, std::size_t initial_slots = 1u << 10)
       : len_(state_bytes), slots_(initial_slots, 0), mask_(initial_slots - 1) {}
 
-  std::size_t size() const { return count_; }
-  std::size_t state_bytes() const { return len_; }
+  std::size_t size() const override { return count_; }
+  std::size_t state_bytes() const override { return len_; }
+  void load(std::uint32_t id, std::uint8_t* out) const override { std::memcpy(out, get(id), len_); }
   const std::uint8_t* get(std::uint32_t id) const {
     return chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_;
   }
-  std::uint32_t parent(std::uint32_t id) const { return parent_[id]; }
-  std::uint32_t depth(std::uint32_t id) const { return depth_[id]; }
+  std::uint32_t parent(std::uint32_t id) const override { return parent_[id]; }
+  std::uint32_t depth(std::uint32_t id) const override { return depth_[id]; }
   void relink(std::uint32_t id, std::uint32_t parent, std::uint32_t depth) {
     parent_[id] = parent;
     depth_[id] = depth;
@@ -43,7 +43,7 @@ class StateStore {
 
   // Bytes the store would hold after its next growth step (the table doubles
   // at 3/4 load); the search checks it against --memory before inserting.
-  std::size_t memory_bytes() const {
+  std::size_t memory_bytes() const override {
     return chunks_.size() * chunk_bytes() + slots_.capacity() * sizeof(std::uint64_t) +
            parent_.capacity() * 4 + depth_.capacity() * 4;
   }
@@ -57,13 +57,12 @@ class StateStore {
   // Brings the first probe slot into cache: the search hashes a state's
   // successors first, prefetches, then inserts (the table lookups are the
   // cache misses that dominate a search).
-  void prefetch(std::uint64_t hash) const {
+  void prefetch(std::uint64_t hash) const override {
     __builtin_prefetch(&slots_[std::uint32_t(hash >> 32) & mask_]);
   }
 
-  bool contains(const std::uint8_t* s, std::uint64_t hash) const { return lookup(s, hash) != kNone; }
   // The id of a stored state, kNone when it is not stored.
-  std::uint32_t lookup(const std::uint8_t* s, std::uint64_t hash) const {
+  std::uint32_t lookup(const std::uint8_t* s, std::uint64_t hash) const override {
     const std::uint32_t tag = std::uint32_t(hash >> 32);
     for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const std::uint64_t slot = slots_[i];
@@ -78,8 +77,7 @@ class StateStore {
   // allocates nothing; the bytes it would take are memory_after_reserve(n).
   // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
   // threads as it likes (the table's growth is spread over them).
-  template <class ParFor>
-  void reserve(std::size_t n, ParFor&& par) {
+  void reserve(std::size_t n, const ParFor& par) override {
     const std::size_t want = count_ + n;
     std::size_t slots = slots_.size();
     while (want * 4 > slots * 3) slots *= 2;
@@ -100,7 +98,7 @@ class StateStore {
       depth_.resize(want);
     }
   }
-  std::size_t memory_after_reserve(std::size_t n) const {
+  std::size_t memory_after_reserve(std::size_t n) const override {
     const std::size_t want = count_ + n;
     std::size_t slots = slots_.size();
     while (want * 4 > slots * 3) slots *= 2;
@@ -111,14 +109,15 @@ class StateStore {
   // Stores a state known not to be stored at id (below count + the reserve);
   // several threads may put distinct ids at once. commit(n) then makes ids
   // below n the stored ones.
+  bool concurrent_put() const override { return true; }
   void put(std::uint32_t id, const std::uint8_t* s, std::uint64_t hash, std::uint32_t parent,
-           std::uint32_t depth) {
+           std::uint32_t depth) override {
     std::memcpy(chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_, s, len_);
     parent_[id] = parent;
     depth_[id] = depth;
     place((std::uint64_t(hash >> 32) << 32) | (std::uint64_t(id) + 1));
   }
-  void commit(std::size_t n) { count_ = n; }
+  void commit(std::size_t n) override { count_ = n; }
 
  private:
   // A slot into the table, by compare-and-swap (threads may place at once).

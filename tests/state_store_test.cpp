@@ -7,6 +7,7 @@
 
 #include "explorer/hash.hpp"
 #include "explorer/state_store.hpp"
+#include "explorer/tree_store.hpp"
 #include "model/model.hpp"
 
 using namespace blkmc;
@@ -163,4 +164,51 @@ TEST_CASE("state store: relink changes parent and depth only") {
   CHECK(id == 9);
   CHECK(store.parent(8) == 7);
   CHECK(store.size() == 10);
+}
+
+// The tree-compressed store (explorer/tree_store.hpp), filled as a
+// breadth-first search fills it: parents in non-decreasing order, with runs
+// of children of every length (none, one, past the 4-bit count, hundreds),
+// depths by level. Every state loads back, is found under its id, and knows
+// its parent and depth; states that were never put are not found.
+TEST_CASE("tree store: 300k states of 13 bytes in breadth-first order") {
+  for (const std::size_t len : {std::size_t(1), std::size_t(4), std::size_t(13)}) {
+    TreeStore store(len);
+    std::vector<std::uint32_t> parent{TreeStore::kNone}, depth{0};
+    // Children per parent: a repeating pattern with 0, 1, 15, 16 and 300.
+    const std::uint32_t pattern[] = {1, 0, 3, 15, 2, 0, 0, 16, 1, 300, 2, 1};
+    std::uint32_t p = 0, left = pattern[0];
+    const std::uint32_t n = len == 1 ? 256 : 300000;
+    std::vector<S13> states;
+    auto state = [&](std::uint32_t i) {
+      S13 s = make13(i);
+      for (std::size_t k = len; k < 13; ++k) s.b[k] = 0;  // zero padding, as a model's
+      if (len == 1) s.b[0] = std::uint8_t(i);
+      return s;
+    };
+    store.add(state(0).b.data(), 0, TreeStore::kNone, 0);
+    for (std::uint32_t i = 1; i < n; ++i) {
+      while (left == 0) left = pattern[++p % 12];
+      --left;
+      parent.push_back(p);
+      depth.push_back(depth[p] + 1);
+      const S13 s = state(i);
+      const auto [id, fresh] = store.add(s.b.data(), 0, p, depth.back());
+      REQUIRE(fresh);
+      REQUIRE(id == i);
+    }
+    CHECK(store.size() == n);
+    bool ok = true;
+    for (std::uint32_t i = 0; i < n && ok; ++i) {
+      const S13 s = state(i);
+      S13 back{};
+      store.load(i, back.b.data());
+      ok = std::memcmp(back.b.data(), s.b.data(), 13) == 0 && store.lookup(s.b.data(), 0) == i &&
+           store.parent(i) == parent[i] && store.depth(i) == depth[i];
+      if (!ok) INFO("state " << i << " of " << len << " bytes");
+    }
+    CHECK(ok);
+    if (len > 4)
+      for (std::uint32_t i = n; i < n + 1000; ++i) CHECK(store.lookup(state(i).b.data(), 0) == TreeStore::kNone);
+  }
 }

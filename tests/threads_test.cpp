@@ -1,6 +1,6 @@
 // Breadth-first search on several threads (explorer/level_search.hpp): the
 // same ids, counts, verdicts, maxima and traces as on one thread, whatever
-// the batch size, and, without reductions, the same stored states and stop
+// the batch size and the store (plain or tree-compressed), and, without reductions, the same stored states and stop
 // points as a plain one-thread breadth-first search written here.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
@@ -35,7 +35,7 @@ std::string difference(const CheckOutcome& a, const CheckOutcome& b) {
   return "";
 }
 
-TEST_CASE("threads: every model gives the same results on 1 to 4 threads") {
+TEST_CASE("threads: every model gives the same results on 1 to 4 threads and either store") {
   for (const ModelHandle* mh : all_models()) {
     const ModelInfo& inf = mh->info();
     rc::detail::TestParams params;
@@ -63,9 +63,10 @@ TEST_CASE("threads: every model gives the same results on 1 to 4 threads") {
           }
           opt.threads = *rc::gen::inRange(2u, 5u);
           opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+          if (*rc::gen::arbitrary<bool>()) opt.store = StoreKind::Tree;
           const CheckOutcome many = mh->check(variant, p, props, opt);
           RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
-                   << opt.limits.max_states << '\n';
+                   << opt.limits.max_states << " store " << to_string(opt.store) << '\n';
           RC_ASSERT(difference(one, many) == "");
         },
         rc::detail::TestMetadata{}, params);
