@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""bench/scale.py -- what blkmc's threads and stores buy, measured side by side.
+
+Sections (all in one run, on this machine, unpinned: threads need the cores):
+
+  threads    1 thread vs 2 threads, states/s and the ratio, on
+             tags refcount fn-sees-owner 4/3/3 (default reductions, and
+             --no-reduce: the 30.9M-state space) and on the scheduler row
+             deadline prio-5.14 workload=fair-read-write fair-ratio;
+  stores     bytes per state of each store (plain, tree) on the same rows,
+             counting the table and the parent links (stats.bytes_per_state),
+             with the peak RSS, and what 3/4 of this machine's memory holds
+             at that rate;
+  baselines  SPIN (pan -DNCORE=2) on bench/tags.pml and rumur (2 threads) on
+             bench/tags.m (bench/scale-baselines.sh), the same transition
+             system as blkmc --no-reduce (equal state counts), against blkmc
+             on 2 threads: time to the same verdict, and the ratio;
+  cfq27      the cfq workload 27 fair-ratio run (seed 004's outlier) in each
+             store under --time CFQ_TIME: finished (states, time, maximum) or
+             how far it got;
+  mpi        MPI ranks: not built yet (issue 16 part 4), said as such.
+
+usage: bench/scale.py [SECTION...]   (default: every section)
+environment:
+  BLKMC      blkmc binary (default build/blkmc under the repository root)
+  QUICK=1    small configurations and limits (a smoke test: < 1 min)
+  CFQ_TIME   --time of each cfq27 run, s (default 300; QUICK 5)
+
+Exit status: 0 when the verdicts of every row agree across threads, stores
+and tools (an unfinished run agrees with anything), 1 when they do not, 2 on
+a usage or setup error.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BLKMC = os.environ.get("BLKMC", os.path.join(ROOT, "build", "blkmc"))
+QUICK = os.environ.get("QUICK") == "1"
+try:
+    CFQ_TIME = float(os.environ.get("CFQ_TIME", "5" if QUICK else "300"))
+except ValueError:
+    sys.exit("bench/scale.py: CFQ_TIME is not a number")
+SECTIONS = ["threads", "stores", "baselines", "cfq27", "mpi"]
+TAGS = (3, 3, 2) if QUICK else (4, 3, 3)
+
+ROWS = {
+    "tags": ("tags", "refcount",
+             {"ntags": TAGS[0], "submitters": TAGS[1], "rounds": TAGS[2], "pool": 0},
+             ["fn-sees-owner"], []),
+    "tags-full": ("tags", "refcount",
+                  {"ntags": TAGS[0], "submitters": TAGS[1], "rounds": TAGS[2], "pool": 0},
+                  ["fn-sees-owner"], ["--no-reduce"]),
+    "deadline": ("deadline", "prio-5.14", {"workload": "fair-read-write"}, ["fair-ratio"], []),
+}
+disagree = False
+
+
+def title(key):
+    model, variant, params, props, extra = ROWS[key]
+    p = ",".join(f"{k}={v}" for k, v in params.items())
+    return f"{model} {variant} {p} {' '.join(props)} {' '.join(extra)}".strip()
+
+
+def blkmc(key, *flags):
+    model, variant, params, props, extra = ROWS[key] if isinstance(key, str) else key
+    cmd = [BLKMC, "check", model, "-v", variant, "--json", "-q"] + extra + list(flags)
+    for k, v in params.items():
+        cmd += ["-p", f"{k}={v}"]
+    for p in props:
+        cmd += ["--prop", p]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode not in (0, 1, 3):
+        sys.stderr.write(f"bench/scale.py: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}\n")
+        sys.exit(2)
+    return json.loads(r.stdout)
+
+
+def verdicts(j):
+    return {p["property"]: (p["verdict"], p.get("value")) for p in j["properties"]}
+
+
+def agree(runs):
+    global disagree
+    done = [r for r in runs if r["stop"] in ("complete", "all properties violated")]
+    if any(verdicts(r) != verdicts(done[0]) for r in done[1:]):
+        disagree = True
+        return "DISAGREE"
+    return "agree"
+
+
+def table(header, rows):
+    w = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda r: "| " + " | ".join(str(x).ljust(n) for x, n in zip(r, w)) + " |"
+    print(line(header))
+    print("|" + "|".join("-" * (n + 2) for n in w) + "|")
+    for r in rows:
+        print(line(r))
+    print()
+
+
+def human(n):
+    for unit, f in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= f:
+            return f"{n / f:.2f}{unit}"
+    return str(int(n))
+
+
+def ram_bytes():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def threads():
+    print("## Threads: states/s on 1 and 2 threads (same run)\n")
+    rows = []
+    for key in ("tags", "tags-full", "deadline"):
+        one, two = blkmc(key, "--threads", "1"), blkmc(key, "--threads", "2")
+        s1, s2 = one["stats"], two["stats"]
+        same = "yes" if (s1["states"], s1["transitions"]) == (s2["states"], s2["transitions"]) else "NO"
+        rows.append([title(key), f"{s1['states']:,}", f"{s1['seconds']:.2f}", f"{s2['seconds']:.2f}",
+                     human(s1["states_per_second"]), human(s2["states_per_second"]),
+                     f"{s2['states_per_second'] / max(s1['states_per_second'], 1e-9):.2f}x",
+                     same, agree([one, two])])
+    table(["row", "states", "1 thread s", "2 threads s", "1 thread states/s", "2 threads states/s",
+           "ratio", "same states", "verdicts"], rows)
+
+
+def stores():
+    print("## Stores: bytes per state (table and parent links included)\n")
+    rows, ram = [], ram_bytes()
+    for key in ("tags", "tags-full", "deadline"):
+        runs = []
+        for store in ("plain", "tree"):
+            j = blkmc(key, "--store", store)
+            s = j["stats"]
+            runs.append(j)
+            rows.append([title(key), store, f"{s['states']:,}", f"{s['bytes_per_state']:.1f}",
+                         f"{s['peak_rss_bytes'] / 2**20:.0f} MiB", f"{s['seconds']:.2f}",
+                         human(ram * 0.75 / s["bytes_per_state"]) if s["bytes_per_state"] else "-"])
+        rows[-1].append(agree(runs))
+        rows[-2].append("")
+    table(["row", "store", "states", "bytes/state", "peak RSS", "seconds",
+           "states in 3/4 of RAM", "verdicts"], rows)
+
+
+def baselines():
+    print("## Baselines: SPIN -DNCORE=2 and rumur 2 threads vs blkmc 2 threads\n")
+    r = subprocess.run([os.path.join(HERE, "scale-baselines.sh"), *map(str, TAGS)],
+                       capture_output=True, text=True, env=dict(os.environ, THREADS="2"))
+    if r.returncode == 2:
+        print(f"(baselines not run: {r.stderr.strip()})\n")
+        return
+    tools = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 4:
+            tools[f[0]] = (int(f[1]), float(f[2]), f[3])
+    mine = {m: blkmc("tags" if m == "all" else "tags-full", "--threads", "2") for m in ("all", "none")}
+    rows = []
+    for name, (states, secs, verdict) in tools.items():
+        for mode, j in mine.items():
+            s = j["stats"]
+            v = j["properties"][0]["verdict"]
+            if verdict in ("holds", "violated") and v in ("holds", "violated") and v != verdict:
+                global disagree
+                disagree = True
+            rows.append([name, f"{states:,}", f"{secs:.1f}", verdict,
+                         f"blkmc {'(default reductions)' if mode == 'all' else '--no-reduce'}",
+                         f"{s['states']:,}", f"{s['seconds']:.2f}", v,
+                         f"{secs / max(s['seconds'], 1e-9):.1f}x faster"])
+    table(["tool", "states", "seconds", "verdict", "blkmc, 2 threads", "states", "seconds", "verdict",
+           "blkmc vs tool"], rows)
+
+
+def cfq27():
+    print(f"## cfq workload 27 fair-ratio (--bfs, --time {CFQ_TIME:g})\n")
+    key = ("cfq", "deep-fix-v2", {"workload": 27, "clock": 1}, ["fair-ratio"], ["--time", str(CFQ_TIME)])
+    rows = []
+    for store in ("plain", "tree"):
+        j = blkmc(key, "--store", store)
+        s, p = j["stats"], j["properties"][0]
+        rows.append([store, j["stop"], f"{s['states']:,}", s["max_depth"], f"{s['seconds']:.0f}",
+                     f"{s['bytes_per_state']:.1f}", f"{s['peak_rss_bytes'] / 2**20:.0f} MiB",
+                     p["verdict"] + (f" (value {p['value']})" if "value" in p else "")])
+    table(["store", "stop", "states", "level", "seconds", "bytes/state", "peak RSS", "verdict"], rows)
+
+
+def mpi():
+    print("## MPI\n\nNot built: distribution over MPI (issue 16, part 4) is not implemented yet.\n")
+
+
+def main():
+    want = sys.argv[1:] or SECTIONS
+    for w in want:
+        if w not in SECTIONS:
+            sys.exit(f"bench/scale.py: unknown section '{w}' (sections: {' '.join(SECTIONS)})")
+    if not os.access(BLKMC, os.X_OK):
+        sys.exit(f"bench/scale.py: no blkmc binary at {BLKMC} (make -f Makefile.verify build)")
+    print(f"# bench-scale on {os.cpu_count()} cores, {ram_bytes() / 2**30:.0f} GiB"
+          f"{' (QUICK)' if QUICK else ''}\n")
+    for w in want:
+        globals()[w]()
+    return 1 if disagree else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
