@@ -18,7 +18,8 @@ nlohmann::json stats_json(const Stats& s) {
           {"full_states", s.full_states},
           {"por_gave_up", s.por_gave_up},
           {"threads", s.threads},
-          {"store", s.store}};
+          {"store", s.store},
+          {"omission_probability", s.omission_probability}};
 }
 
 nlohmann::json outcome_json(const CheckOutcome& o) {
@@ -77,6 +78,10 @@ std::string outcome_text(const CheckOutcome& o) {
                                 params_string(o.params), o.search, to_string(o.stop));
   for (const auto& p : o.props) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
+    // A lossy store never gives a bare "holds" (nor an exact maximum).
+    if (o.stats.omission_probability > 0 && p.verdict == Verdict::Holds)
+      out += fmt::format("  (hash compaction: ~{:.1e} chance that a state was omitted)",
+                         o.stats.omission_probability);
     out += '\n';
   }
   out += "  " + stats_text(o.stats) + '\n';

@@ -120,9 +120,10 @@ int main(int argc, char** argv) {
   check->add_flag("--dfs", dfs, "depth-first, as SPIN (one thread)");
   std::string store_kind = "plain";
   check->add_option("--store", store_kind,
-                    "how visited states are kept: plain (every state's bytes) or tree (tree "
-                    "compression, breadth-first only)")
-      ->check(CLI::IsMember({"plain", "tree"}));
+                    "how visited states are kept: plain (every state's bytes), tree (tree "
+                    "compression) or hash (hash compaction: 64-bit hashes only, lossy; verdicts "
+                    "say the chance of an omitted state); tree and hash search breadth-first")
+      ->check(CLI::IsMember({"plain", "tree", "hash"}));
   check->add_option("--threads", threads, "workers of a breadth-first search (default: every core)")
       ->check(CLI::Range(1u, 1024u));
   check->add_option("--max-states", max_states, "stop after this many states")
@@ -357,7 +358,9 @@ int main(int argc, char** argv) {
       SearchOptions opt;
       opt.bfs = !dfs;
       opt.threads = threads ? threads : default_threads();
-      opt.store = store_kind == "tree" ? StoreKind::Tree : StoreKind::Plain;
+      opt.store = store_kind == "tree"   ? StoreKind::Tree
+                  : store_kind == "hash" ? StoreKind::HashCompact
+                                         : StoreKind::Plain;
       opt.progress = !quiet;
       opt.limits.max_states = max_states;
       opt.limits.max_depth = max_depth;

@@ -52,7 +52,8 @@ StopReason Search<M>::levels(Obs& obs) {
   struct Cand {
     State key;
     std::uint64_t hash, origin, min_origin, winner;
-    std::uint32_t id;
+    std::uint32_t id;  // the winner's: its state's id; a representative's: the same
+    bool rep;          // first reached here (the smallest origin of its state)
   };
   struct Edge {
     std::uint64_t ref;  // a stored id, or kNew | candidate
@@ -152,7 +153,7 @@ StopReason Search<M>::levels(Obs& obs) {
             }
             const std::uint64_t origin = (std::uint64_t(p) << ls::kSuccBits) | k;
             ch.edges.push_back({ls::kNew | (std::uint64_t(c) << 32) | ch.cands.size(), x.actor});
-            ch.cands.push_back({x.next, x.hash, origin, origin, 0, StateStore::kNone});
+            ch.cands.push_back({x.next, x.hash, origin, origin, 0, StateStore::kNone, false});
           }
         }
       });
@@ -199,7 +200,10 @@ StopReason Search<M>::levels(Obs& obs) {
       pool.run(nchunks, [&](std::size_t c, unsigned) {
         Chunk& ch = chunks[c];
         ch.reps = 0;
-        for (const Cand& x : ch.cands) ch.reps += cand(x.winner).min_origin == x.origin;
+        for (Cand& x : ch.cands) {
+          x.rep = cand(x.winner).min_origin == x.origin;
+          ch.reps += x.rep;
+        }
       });
       std::size_t next_id = store_->size();
       for (std::size_t c = 0; c < nchunks; ++c) {
@@ -209,10 +213,8 @@ StopReason Search<M>::levels(Obs& obs) {
       const std::size_t new_states = next_id - store_->size();
       pool.run(nchunks, [&](std::size_t c, unsigned) {
         std::uint32_t id = chunks[c].first_id;
-        for (const Cand& x : chunks[c].cands) {
-          Cand& w = cand(x.winner);
-          if (w.min_origin == x.origin) w.id = id++;
-        }
+        for (Cand& x : chunks[c].cands)
+          if (x.rep) cand(x.winner).id = x.id = id++;
       });
 
       // 4 observe. The states that fit: below --max-states, and within
@@ -247,7 +249,9 @@ StopReason Search<M>::levels(Obs& obs) {
             truncated = true;
             continue;
           }
-          store_->load(p, cur.b.data());
+          // The observers look at the expanded state only for its edges or
+          // when it has no successors (a deadlock).
+          if (edges || n == 0) store_->load(p, cur.b.data());
           transitions_ += n;
           red_.count(typename Reduction<M>::Outcome(ch.por[j]));
           if (edges) obs.on_expand(p, cur);
@@ -257,9 +261,8 @@ StopReason Search<M>::levels(Obs& obs) {
             std::uint32_t to = std::uint32_t(ed.ref);
             if (ed.ref & ls::kNew) {
               const Cand& x = cand(ed.ref & ~ls::kNew);
-              const Cand& w = cand(x.winner);
-              to = w.id;
-              if (w.min_origin == x.origin) {  // first reached here
+              if (x.rep) {  // first reached here
+                to = x.id;
                 if (to >= cap) {
                   whole = false;
                   cut = to;
@@ -268,7 +271,9 @@ StopReason Search<M>::levels(Obs& obs) {
                   break;
                 }
                 max_depth_ = std::max(max_depth_, depth + 1);
-                obs.on_new(to, w.key);
+                obs.on_new(to, x.key);
+              } else if (edges) {
+                to = cand(x.winner).id;
               }
             }
             if (edges) obs.on_edge(to, ed.actor);
@@ -282,8 +287,8 @@ StopReason Search<M>::levels(Obs& obs) {
             cut = store_->size();
             for (std::size_t c2 = 0; c2 <= c; ++c2)
               for (const Cand& x : chunks[c2].cands)
-                if (std::uint32_t(x.origin >> ls::kSuccBits) <= p && cand(x.winner).min_origin == x.origin)
-                  cut = std::max<std::size_t>(cut, cand(x.winner).id + 1);
+                if (x.rep && std::uint32_t(x.origin >> ls::kSuccBits) <= p)
+                  cut = std::max<std::size_t>(cut, x.id + 1);
           }
         }
       }
@@ -293,18 +298,18 @@ StopReason Search<M>::levels(Obs& obs) {
         pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
       });
       auto put_chunk = [&](std::size_t c, unsigned) {
-        for (const Cand& x : chunks[c].cands) {
-          const Cand& w = cand(x.winner);
-          if (w.min_origin != x.origin || w.id >= cut) continue;
-          store_->put(w.id, w.key.b.data(), w.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
-        }
+        for (const Cand& x : chunks[c].cands)
+          if (x.rep && x.id < cut)
+            store_->put(x.id, x.key.b.data(), x.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
       };
       if (store_->concurrent_put()) {
         pool.run(nchunks, put_chunk);
       } else {
         for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, 0);  // in id order
       }
-      store_->commit(cut);
+      store_->commit(cut, [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+        pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
+      });
       if (stop) return *stop;
     }
     red_.end_level();

@@ -33,6 +33,9 @@ struct Stats {
   bool por_gave_up = false;
   unsigned threads = 1;  // workers of the search
   std::string store = "plain";  // how visited states were kept (StoreKind)
+  // Hash compaction: the chance that a state was taken for another and
+  // omitted, with all that only it leads to (0: lossless).
+  double omission_probability = 0;
 };
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss

@@ -19,7 +19,9 @@
 //   void on_expand(std::uint32_t id, const State& s)      before its successors (edges only)
 //   void on_edge(std::uint32_t to, std::uint8_t actor)    one successor of the state expanding (edges only)
 //   void on_expanded(std::uint32_t id, const State& s, std::size_t successors, bool whole)
-//                                                         after them; whole: none was cut off by a limit
+//                                                         after them; whole: none was cut off by a limit;
+//                                                         s is the state only where successors == 0 or
+//                                                         wants_edges() (breadth-first loads it only then)
 //   bool done() const                                     every question answered: stop early
 //   std::uint64_t memory_bytes() const                    what it keeps, for the memory limit
 #pragma once
@@ -38,6 +40,7 @@
 #include "explorer/limits.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
+#include "explorer/hash_compact_store.hpp"
 #include "explorer/tree_store.hpp"
 #include "common/errors.hpp"
 #include "model/model.hpp"
@@ -93,9 +96,12 @@ class Search {
         opt_(opt),
         red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
         start_state_(start ? *start : m.initial()) {
+    if (opt.store != StoreKind::Plain && !opt.bfs)
+      throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", to_string(opt.store)));
     if (opt.store == StoreKind::Tree) {
-      if (!opt.bfs) throw UsageError("the tree store is for breadth-first searches (drop --dfs)");
       store_ = std::make_unique<TreeStore>(m.state_bytes());
+    } else if (opt.store == StoreKind::HashCompact) {
+      store_ = std::make_unique<HashCompactStore>(m.state_bytes());
     } else {
       auto plain = std::make_unique<StateStore>(m.state_bytes());
       plain_ = plain.get();
@@ -127,6 +133,7 @@ class Search {
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
     st.store_bytes = store_->memory_bytes() + extra_bytes;
     st.store = to_string(opt_.store);
+    st.omission_probability = store_->omission_probability();
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.peak_rss_bytes = peak_rss_bytes();
     const ReductionStats rs = red_.stats();
@@ -168,9 +175,9 @@ class Search {
     std::vector<std::uint32_t> path;
     for (std::uint32_t i = id; i != StateStore::kNone; i = store_->parent(i)) path.push_back(i);
     Counterexample<State> cx;
-    if (red_.keyed()) {
+    if (red_.keyed() || !store_->keeps_states()) {
       cx.states.push_back(start_state_);
-      for (std::size_t k = path.size() - 1; k > 0; --k) step_to_key(cx, load(path[k - 1]), -1);
+      for (std::size_t k = path.size() - 1; k > 0; --k) step_to_key(cx, path[k - 1], -1);
       return cx;
     }
     cx.states.push_back(load(path.back()));
@@ -196,11 +203,11 @@ class Search {
     Counterexample<State> cx = path_to(walk.front());
     const std::size_t base = cx.steps.size();
     auto follow = [&](std::size_t k) {  // the step walk[k - 1] -> walk[k]
-      step_to_key(cx, load(walk[k]), k - 1 < actors.size() ? actors[k - 1] : -1);
+      step_to_key(cx, walk[k], k - 1 < actors.size() ? actors[k - 1] : -1);
     };
     for (std::size_t k = 1; k < walk.size(); ++k) follow(k);
     cx.loop_start = base + loop;
-    if (!red_.keyed() || loop + 1 >= walk.size()) return cx;
+    if ((!red_.keyed() && store_->keeps_states()) || loop + 1 >= walk.size()) return cx;
     // Rounds of the cycle walk[loop..] until a round ends in a concrete
     // state some earlier round began with.
     std::vector<std::size_t> entries{base + loop};
@@ -219,16 +226,16 @@ class Search {
 
  private:
   // Extends cx by the first step from its last state (by that actor, when
-  // one is given) whose successor's key is `want`: a stored edge followed
-  // on concrete states.
-  void step_to_key(Counterexample<State>& cx, const State& want, int actor) const {
+  // one is given) whose successor's key is stored state `want`: a stored
+  // edge followed on concrete states.
+  void step_to_key(Counterexample<State>& cx, std::uint32_t want, int actor) const {
     bool found = false;
     State to{};
     m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
       if (found || (actor >= 0 && st.actor != actor)) return;
       State kn = n;
       red_.key(kn);
-      if (std::memcmp(kn.b.data(), want.b.data(), m_.state_bytes()) == 0) {
+      if (store_->is(want, kn.b.data(), hash_of(kn))) {
         cx.steps.push_back(st);
         to = n;
         found = true;

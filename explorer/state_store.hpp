@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "explorer/chunked_array.hpp"
 #include "explorer/hash.hpp"
 #include "explorer/visited_store.hpp"
 
@@ -93,10 +94,8 @@ class StateStore final : public VisitedStore {
       });
     }
     while (chunks_.size() << kChunkBits < want) chunks_.emplace_back(new std::uint8_t[chunk_bytes()]);
-    if (parent_.size() < want) {
-      parent_.resize(want);
-      depth_.resize(want);
-    }
+    parent_.ensure(want);
+    depth_.ensure(want);
   }
   std::size_t memory_after_reserve(std::size_t n) const override {
     const std::size_t want = count_ + n;
@@ -104,7 +103,7 @@ class StateStore final : public VisitedStore {
     while (want * 4 > slots * 3) slots *= 2;
     const std::size_t chunks = std::max(chunks_.size(), (want + kChunkMask) >> kChunkBits);
     return chunks * chunk_bytes() + slots * sizeof(std::uint64_t) +
-           std::max(parent_.capacity(), want) * 8;
+           std::max(parent_.capacity(), (want + 0xffff) & ~std::size_t(0xffff)) * 8;
   }
   // Stores a state known not to be stored at id (below count + the reserve);
   // several threads may put distinct ids at once. commit(n) then makes ids
@@ -117,7 +116,8 @@ class StateStore final : public VisitedStore {
     depth_[id] = depth;
     place((std::uint64_t(hash >> 32) << 32) | (std::uint64_t(id) + 1));
   }
-  void commit(std::size_t n) override { count_ = n; }
+  void commit(std::size_t n, const ParFor&) override { count_ = n; }
+  using VisitedStore::commit;
 
  private:
   // A slot into the table, by compare-and-swap (threads may place at once).
@@ -168,13 +168,10 @@ class StateStore final : public VisitedStore {
     const auto id = std::uint32_t(count_++);
     if ((id >> kChunkBits) >= chunks_.size()) chunks_.emplace_back(new std::uint8_t[chunk_bytes()]);
     std::memcpy(chunks_[id >> kChunkBits].get() + std::size_t(id & kChunkMask) * len_, s, len_);
-    if (id < parent_.size()) {
-      parent_[id] = parent;
-      depth_[id] = depth;
-    } else {
-      parent_.push_back(parent);
-      depth_.push_back(depth);
-    }
+    parent_.ensure(count_);
+    depth_.ensure(count_);
+    parent_[id] = parent;
+    depth_[id] = depth;
     return id;
   }
 
@@ -192,7 +189,7 @@ class StateStore final : public VisitedStore {
 
   std::size_t len_;
   std::vector<std::unique_ptr<std::uint8_t[]>> chunks_;
-  std::vector<std::uint32_t> parent_, depth_;
+  ChunkedArray<std::uint32_t> parent_, depth_;  // growing them copies nothing
   std::vector<std::uint64_t> slots_;
   std::size_t mask_;
   std::size_t count_ = 0;

@@ -8,7 +8,16 @@
 
 namespace blkmc {
 
-std::string to_string(StoreKind k) { return k == StoreKind::Tree ? "tree" : "plain"; }
+std::string to_string(StoreKind k) {
+  switch (k) {
+    case StoreKind::Tree:
+      return "tree";
+    case StoreKind::HashCompact:
+      return "hash";
+    default:
+      return "plain";
+  }
+}
 
 // --- Interner ---
 
@@ -52,9 +61,7 @@ constexpr std::uint64_t kNoRoot = ~std::uint64_t(0);
 }  // namespace
 
 TreeStore::TreeStore(std::size_t state_bytes)
-    : len_(state_bytes), words_(std::max<std::size_t>(1, (state_bytes + 3) / 4)) {
-  grow_table(1024);
-}
+    : len_(state_bytes), words_(std::max<std::size_t>(1, (state_bytes + 3) / 4)) {}
 
 std::uint32_t TreeStore::subtree(const std::uint8_t* s, std::size_t lo, std::size_t hi,
                                  bool intern) const {
@@ -122,103 +129,43 @@ void TreeStore::load(std::uint32_t id, std::uint8_t* out) const {
 std::uint32_t TreeStore::lookup(const std::uint8_t* s, std::uint64_t) const {
   const std::uint64_t r = root_of(s, false);
   if (r == kNoRoot && words_ > 1) return kNone;
-  const std::uint64_t h = mix64(r);
-  const auto fp = std::uint8_t(h);
-  for (std::size_t i = home(h);;) {
-    const std::uint32_t slot = slots_[i];
-    if (slot == 0) return kNone;
-    if (fps_[i] == fp && roots_[slot - 1] == r) return slot - 1;
-    if (++i == cap_) i = 0;
-  }
+  return table_.find(mix64(r), [&](std::uint32_t id) { return roots_[id] == r; });
 }
-
-void TreeStore::place(std::uint32_t id, std::uint64_t h) {
-  std::size_t i = home(h);
-  while (slots_[i] != 0)
-    if (++i == cap_) i = 0;
-  slots_[i] = id + 1;
-  fps_[i] = std::uint8_t(h);
-}
-
-void TreeStore::grow_table(std::size_t cap) {
-  cap_ = cap;
-  slots_.assign(cap, 0);
-  slots_.shrink_to_fit();
-  fps_.assign(cap, 0);
-  fps_.shrink_to_fit();
-  for (std::uint32_t id = 0; id < count_; ++id) place(id, mix64(roots_[id]));
-}
-
-namespace {
-// The root table's free slots are most of what a state costs beyond its
-// root: it is kept between 85% and 95% full (a lookup that misses scans
-// fingerprints, a byte a slot, to the next free slot: at 95% some 200
-// bytes, a few cache lines).
-std::size_t table_for(std::size_t cap, std::size_t states) {
-  if (states * 20 <= cap * 19) return cap;
-  return std::max<std::size_t>(1024, states * 20 / 17);
-}
-}  // namespace
 
 void TreeStore::reserve(std::size_t n, const ParFor&) {
   const std::size_t want = count_ + n;
   if (want > kNone) throw std::length_error("tree store: more than 2^32 states");
-  if (const std::size_t cap = table_for(cap_, want); cap != cap_) grow_table(cap);
+  table_.reserve(want, count_, [&](std::uint32_t id) { return mix64(roots_[id]); });
   roots_.ensure(want);
-  kids_.ensure((want + 1) / 2);
+  links_.ensure(want);
 }
 
 std::size_t TreeStore::memory_bytes() const {
-  return roots_.capacity() * 8 + cap_ * 5 + kids_.capacity() + block_first_.capacity() * 4 +
-         overflow_.size() * 32 + level_first_.capacity() * 4 + nodes_.memory_bytes();
+  return roots_.capacity() * 8 + table_.memory_bytes() + links_.memory_bytes() + nodes_.memory_bytes();
 }
 
 std::size_t TreeStore::memory_after_reserve(std::size_t n) const {
   const std::size_t want = count_ + n;
-  const std::size_t cap = table_for(cap_, want);
   const std::size_t room = std::max(want, roots_.capacity());
-  return memory_bytes() + (cap - cap_) * 5 + (room - roots_.capacity()) * 8 + (room - roots_.capacity()) / 2 +
-         cap_ * 5 * (cap != cap_);
+  return memory_bytes() + table_.capacity_for(want) * 5 + (room - roots_.capacity()) * 8 +
+         (room - roots_.capacity()) / 2;
 }
 
 void TreeStore::put(std::uint32_t id, const std::uint8_t* s, std::uint64_t, std::uint32_t parent,
                     std::uint32_t depth) {
   const std::uint64_t r = root_of(s, true);
   roots_[id] = r;
-  place(id, mix64(r));
-  set_nibble(id, 0);
-  if (depth >= level_first_.size()) level_first_.push_back(id);
-  if (parent == kNone) return;
-  // Ids come in parent order: blocks of 64 parents up to this one start here.
-  while (block_first_.size() * 64 <= parent) block_first_.push_back(id);
-  const std::uint8_t k = nibble(parent);
-  if (k == kMany) {
-    ++overflow_[parent];
-  } else {
-    set_nibble(parent, std::uint8_t(k + 1));
-    if (k + 1 == kMany) overflow_[parent] = kMany;
-  }
+  links_.add(id, parent, depth);
 }
 
-std::uint32_t TreeStore::kids(std::uint32_t p) const {
-  const std::uint8_t k = nibble(p);
-  return k == kMany ? overflow_.at(p) : k;
+void TreeStore::commit(std::size_t n, const ParFor& par) {
+  if (n > count_)
+    table_.place_all(std::uint32_t(count_), std::uint32_t(n), par,
+                     [&](std::uint32_t id) { return mix64(roots_[id]); });
+  count_ = n;
 }
 
-std::uint32_t TreeStore::parent(std::uint32_t id) const {
-  if (id == 0 || block_first_.empty()) return kNone;
-  const auto it = std::upper_bound(block_first_.begin(), block_first_.end(), id);
-  std::uint32_t p = std::uint32_t(it - block_first_.begin() - 1) * 64;
-  for (std::uint32_t f = *(it - 1);; ++p) {
-    const std::uint32_t k = kids(p);
-    if (id < f + k) return p;
-    f += k;
-  }
-}
-
-std::uint32_t TreeStore::depth(std::uint32_t id) const {
-  return std::uint32_t(std::upper_bound(level_first_.begin(), level_first_.end(), id) -
-                       level_first_.begin() - 1);
-}
+std::uint32_t TreeStore::parent(std::uint32_t id) const { return links_.parent(id); }
+std::uint32_t TreeStore::depth(std::uint32_t id) const { return links_.depth(id); }
 
 }  // namespace blkmc

@@ -11,14 +11,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace blkmc {
 
 // How the visited states are kept (check --store).
-enum class StoreKind { Plain, Tree };
+enum class StoreKind { Plain, Tree, HashCompact };
 std::string to_string(StoreKind k);
 
 // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
@@ -34,6 +36,21 @@ class VisitedStore {
   virtual std::size_t state_bytes() const = 0;
   // The state_bytes() bytes of state id, into out.
   virtual void load(std::uint32_t id, std::uint8_t* out) const = 0;
+  // Whether load() works for every id (hash compaction: the last levels only).
+  virtual bool keeps_states() const { return true; }
+  // Whether id is the state with these bytes (its key) and hash.
+  virtual bool is(std::uint32_t id, const std::uint8_t* s, std::uint64_t) const {
+    std::uint8_t buf[4096];
+    if (state_bytes() > sizeof buf) {
+      std::vector<std::uint8_t> big(state_bytes());
+      load(id, big.data());
+      return std::memcmp(big.data(), s, state_bytes()) == 0;
+    }
+    load(id, buf);
+    return std::memcmp(buf, s, state_bytes()) == 0;
+  }
+  // The chance that a state was taken for another and omitted (0: lossless).
+  virtual double omission_probability() const { return 0; }
   virtual std::uint32_t parent(std::uint32_t id) const = 0;
   virtual std::uint32_t depth(std::uint32_t id) const = 0;
   // hash: hash_padded of the state's bytes. The id, or kNone.
@@ -47,16 +64,19 @@ class VisitedStore {
   virtual bool concurrent_put() const = 0;
   virtual void put(std::uint32_t id, const std::uint8_t* s, std::uint64_t hash, std::uint32_t parent,
                    std::uint32_t depth) = 0;
-  virtual void commit(std::size_t n) = 0;
+  // Ids below n are the stored ones; par may spread the work of it.
+  virtual void commit(std::size_t n, const ParFor& par) = 0;
+  void commit(std::size_t n) { commit(n, serial); }
+  static void serial(std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+    for (std::size_t t = 0; t < tasks; ++t) fn(t);
+  }
 
   // Find-or-put on one thread: the id, and whether it was new.
   std::pair<std::uint32_t, bool> add(const std::uint8_t* s, std::uint64_t hash, std::uint32_t parent,
                                      std::uint32_t depth) {
     if (const std::uint32_t i = lookup(s, hash); i != kNone) return {i, false};
     const auto id = std::uint32_t(size());
-    reserve(1, [](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
-      for (std::size_t t = 0; t < tasks; ++t) fn(t);
-    });
+    reserve(1, serial);
     put(id, s, hash, parent, depth);
     commit(std::size_t(id) + 1);
     return {id, true};

@@ -2,11 +2,14 @@
 // parents and depths across table growth and chunk boundaries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "explorer/hash.hpp"
 #include "explorer/state_store.hpp"
+#include "explorer/hash_compact_store.hpp"
 #include "explorer/tree_store.hpp"
 #include "model/model.hpp"
 
@@ -211,4 +214,43 @@ TEST_CASE("tree store: 300k states of 13 bytes in breadth-first order") {
     if (len > 4)
       for (std::uint32_t i = n; i < n + 1000; ++i) CHECK(store.lookup(state(i).b.data(), 0) == TreeStore::kNone);
   }
+}
+
+// Hash compaction (explorer/hash_compact_store.hpp): states by their hash
+// only, parents and depths as in the tree store, and the bytes of the last
+// two levels; an older state cannot be loaded.
+TEST_CASE("hash compaction store: ids by hash, parents, and the last two levels only") {
+  HashCompactStore store(13);
+  // Levels of 1, 3, 9, 27, ... states; each parent has 3 children.
+  std::vector<std::uint32_t> first{0};
+  store.add(make13(0).b.data(), h13(make13(0)), HashCompactStore::kNone, 0);
+  std::uint32_t id = 1;
+  for (std::uint32_t d = 1; d <= 8; ++d) {
+    first.push_back(id);
+    for (std::uint32_t p = first[d - 1]; p < first[d]; ++p)
+      for (int k = 0; k < 3; ++k, ++id) {
+        const S13 s = make13(id);
+        const auto [got, fresh] = store.add(s.b.data(), h13(s), p, d);
+        REQUIRE(fresh);
+        REQUIRE(got == id);
+      }
+  }
+  first.push_back(id);
+  CHECK(store.size() == id);
+  bool ok = true;
+  for (std::uint32_t i = 0; i < id && ok; ++i) {
+    const S13 s = make13(i);
+    ok = store.lookup(s.b.data(), h13(s)) == i && store.is(i, s.b.data(), h13(s)) &&
+         store.parent(i) == (i == 0 ? HashCompactStore::kNone : (i - 1) / 3) &&
+         store.depth(i) == std::uint32_t(std::upper_bound(first.begin(), first.end(), i) - first.begin() - 1);
+  }
+  CHECK(ok);
+  S13 back{};
+  store.load(first[7], back.b.data());  // the level before the last
+  CHECK(std::memcmp(back.b.data(), make13(first[7]).b.data(), 13) == 0);
+  store.load(id - 1, back.b.data());
+  CHECK(std::memcmp(back.b.data(), make13(id - 1).b.data(), 13) == 0);
+  CHECK_THROWS_AS(store.load(first[6], back.b.data()), std::logic_error);
+  CHECK(store.omission_probability() > 0);
+  CHECK(store.omission_probability() < 1e-9);
 }
