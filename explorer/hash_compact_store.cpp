@@ -28,10 +28,10 @@ std::size_t HashCompactStore::memory_after_reserve(std::size_t n) const {
          (room - hashes_.capacity()) / 2 + n * len_;
 }
 
-void HashCompactStore::reserve(std::size_t n, const ParFor&) {
+void HashCompactStore::reserve(std::size_t n, const ParFor& par) {
   const std::size_t want = count_ + n;
   if (want > kNone) throw std::length_error("hash compaction: more than 2^32 states");
-  table_.reserve(want, count_, [&](std::uint32_t id) { return hashes_[id]; });
+  table_.reserve(want, count_, par, [&](std::uint32_t id) { return hashes_[id]; });
   hashes_.ensure(want);
   links_.ensure(want);
 }

@@ -16,7 +16,7 @@ namespace blkmc {
 class IdTable {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  IdTable() { rebuild(1024, 0, [](std::uint32_t) { return std::uint64_t(0); }); }
+  IdTable() : slots_(1024, 0), fps_(1024, 0), cap_(1024) {}
 
   // The id whose hash is h and for which eq(id) holds, or kNone.
   template <class Eq>
@@ -29,15 +29,8 @@ class IdTable {
       if (++i == cap_) i = 0;
     }
   }
-  void place(std::uint32_t id, std::uint64_t h) {
-    std::size_t i = home(h);
-    while (slots_[i] != 0)
-      if (++i == cap_) i = 0;
-    slots_[i] = id + 1;
-    fps_[i] = std::uint8_t(h);
-  }
-  // place() for ids [from, to), spread over par's threads: a slot is taken
-  // by compare-and-swap (nothing looks ids up meanwhile).
+  // Places ids [from, to), spread over par's threads: a slot is taken by
+  // compare-and-swap (nothing looks ids up meanwhile).
   template <class Par, class HashOf>
   void place_all(std::uint32_t from, std::uint32_t to, const Par& par, HashOf&& hash_of) {
     constexpr std::uint32_t kPart = 4096;
@@ -59,10 +52,17 @@ class IdTable {
     });
   }
   // Room for `want` ids in all; growing re-places ids [0, count) by
-  // hash_of(id).
-  template <class HashOf>
-  void reserve(std::size_t want, std::size_t count, HashOf&& hash_of) {
-    if (const std::size_t cap = capacity_for(want); cap != cap_) rebuild(cap, count, hash_of);
+  // hash_of(id), on par's threads.
+  template <class Par, class HashOf>
+  void reserve(std::size_t want, std::size_t count, const Par& par, HashOf&& hash_of) {
+    const std::size_t cap = capacity_for(want);
+    if (cap == cap_) return;
+    cap_ = cap;
+    slots_.assign(cap, 0);
+    slots_.shrink_to_fit();
+    fps_.assign(cap, 0);
+    fps_.shrink_to_fit();
+    place_all(0, std::uint32_t(count), par, hash_of);
   }
   std::size_t capacity_for(std::size_t want) const {
     if (want * 20 <= cap_ * 19) return cap_;
@@ -72,15 +72,6 @@ class IdTable {
 
  private:
   std::size_t home(std::uint64_t h) const { return std::size_t((h >> 32) * cap_ >> 32); }
-  template <class HashOf>
-  void rebuild(std::size_t cap, std::size_t count, HashOf&& hash_of) {
-    cap_ = cap;
-    slots_.assign(cap, 0);
-    slots_.shrink_to_fit();
-    fps_.assign(cap, 0);
-    fps_.shrink_to_fit();
-    for (std::uint32_t id = 0; id < count; ++id) place(id, hash_of(id));
-  }
 
   std::vector<std::uint32_t> slots_;  // id + 1, 0: free
   std::vector<std::uint8_t> fps_;

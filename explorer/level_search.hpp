@@ -237,79 +237,85 @@ StopReason Search<M>::levels(Obs& obs) {
       }
       std::size_t cut = store_->size() + new_states;  // ids below it are stored
       std::optional<StopReason> stop;
-      State cur;
-      for (std::size_t c = 0; c < nchunks && !stop; ++c) {
-        const Chunk& ch = chunks[c];
-        const std::size_t p0 = b + c * chunk;
-        std::size_t ei = 0;
-        for (std::size_t j = 0; j < ch.nsucc.size() && !stop; ++j) {
-          const auto p = std::uint32_t(p0 + j);
-          const std::uint32_t n = ch.nsucc[j];
-          if (n == ls::kTruncated) {
-            truncated = true;
-            continue;
-          }
-          // The observers look at the expanded state only for its edges or
-          // when it has no successors (a deadlock).
-          if (edges || n == 0) store_->load(p, cur.b.data());
-          transitions_ += n;
-          red_.count(typename Reduction<M>::Outcome(ch.por[j]));
-          if (edges) obs.on_expand(p, cur);
-          bool whole = true;
-          for (std::uint32_t k = 0; k < n; ++k, ++ei) {
-            const Edge& ed = ch.edges[ei];
-            std::uint32_t to = std::uint32_t(ed.ref);
-            if (ed.ref & ls::kNew) {
-              const Cand& x = cand(ed.ref & ~ls::kNew);
-              if (x.rep) {  // first reached here
-                to = x.id;
-                if (to >= cap) {
-                  whole = false;
-                  cut = to;
-                  memory_full_ = cap_by_memory && cap < max_states_;
-                  stop = memory_full_ ? StopReason::Memory : StopReason::MaxStates;
-                  break;
-                }
-                max_depth_ = std::max(max_depth_, depth + 1);
-                obs.on_new(to, x.key);
-              } else if (edges) {
-                to = cand(x.winner).id;
-              }
+      auto observe = [&] {
+        State cur;
+        for (std::size_t c = 0; c < nchunks && !stop; ++c) {
+          const Chunk& ch = chunks[c];
+          const std::size_t p0 = b + c * chunk;
+          std::size_t ei = 0;
+          for (std::size_t j = 0; j < ch.nsucc.size() && !stop; ++j) {
+            const auto p = std::uint32_t(p0 + j);
+            const std::uint32_t n = ch.nsucc[j];
+            if (n == ls::kTruncated) {
+              truncated = true;
+              continue;
             }
-            if (edges) obs.on_edge(to, ed.actor);
-          }
-          obs.on_expanded(p, cur, n, whole);
-          if (obs.done()) {
-            stop = StopReason::AllViolated;
-            if (!whole) break;  // cut: the state that did not fit
-            // What a one-thread search had stored by now: up to the last
-            // state first reached from this parent.
-            cut = store_->size();
-            for (std::size_t c2 = 0; c2 <= c; ++c2)
-              for (const Cand& x : chunks[c2].cands)
-                if (x.rep && std::uint32_t(x.origin >> ls::kSuccBits) <= p)
-                  cut = std::max<std::size_t>(cut, x.id + 1);
+            // The observers look at the expanded state only for its edges or
+            // when it has no successors (a deadlock).
+            if (edges || n == 0) store_->load(p, cur.b.data());
+            transitions_ += n;
+            red_.count(typename Reduction<M>::Outcome(ch.por[j]));
+            if (edges) obs.on_expand(p, cur);
+            bool whole = true;
+            for (std::uint32_t k = 0; k < n; ++k, ++ei) {
+              const Edge& ed = ch.edges[ei];
+              std::uint32_t to = std::uint32_t(ed.ref);
+              if (ed.ref & ls::kNew) {
+                const Cand& x = cand(ed.ref & ~ls::kNew);
+                if (x.rep) {  // first reached here
+                  to = x.id;
+                  if (to >= cap) {
+                    whole = false;
+                    cut = to;
+                    memory_full_ = cap_by_memory && cap < max_states_;
+                    stop = memory_full_ ? StopReason::Memory : StopReason::MaxStates;
+                    break;
+                  }
+                  max_depth_ = std::max(max_depth_, depth + 1);
+                  obs.on_new(to, x.key);
+                } else if (edges) {
+                  to = cand(x.winner).id;
+                }
+              }
+              if (edges) obs.on_edge(to, ed.actor);
+            }
+            obs.on_expanded(p, cur, n, whole);
+            if (obs.done()) {
+              stop = StopReason::AllViolated;
+              if (!whole) break;  // cut: the state that did not fit
+              // What a one-thread search had stored by now: up to the last
+              // state first reached from this parent.
+              cut = store_->size();
+              for (std::size_t c2 = 0; c2 <= c; ++c2)
+                for (const Cand& x : chunks[c2].cands)
+                  if (x.rep && std::uint32_t(x.origin >> ls::kSuccBits) <= p)
+                    cut = std::max<std::size_t>(cut, x.id + 1);
+            }
           }
         }
-      }
+      };
 
-      // 5 store
-      store_->reserve(cut - store_->size(), [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+      // 5 store. Where the store takes puts from several threads, every new
+      // state is put while one thread observes; those at or past the cut are
+      // never committed (the search stops there).
+      const ParFor par = [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
         pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
-      });
-      auto put_chunk = [&](std::size_t c, unsigned) {
+      };
+      auto put_chunk = [&](std::size_t c, std::size_t below) {
         for (const Cand& x : chunks[c].cands)
-          if (x.rep && x.id < cut)
+          if (x.rep && x.id < below)
             store_->put(x.id, x.key.b.data(), x.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
       };
       if (store_->concurrent_put()) {
-        pool.run(nchunks, put_chunk);
+        store_->reserve(new_states, par);
+        const std::size_t all = store_->size() + new_states;
+        pool.run_beside(nchunks, [&](std::size_t c, unsigned) { put_chunk(c, all); }, observe);
       } else {
-        for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, 0);  // in id order
+        observe();
+        store_->reserve(cut - store_->size(), par);
+        for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, cut);  // in id order
       }
-      store_->commit(cut, [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
-        pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
-      });
+      store_->commit(cut, par);
       if (stop) return *stop;
     }
     red_.end_level();

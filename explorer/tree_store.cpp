@@ -132,10 +132,10 @@ std::uint32_t TreeStore::lookup(const std::uint8_t* s, std::uint64_t) const {
   return table_.find(mix64(r), [&](std::uint32_t id) { return roots_[id] == r; });
 }
 
-void TreeStore::reserve(std::size_t n, const ParFor&) {
+void TreeStore::reserve(std::size_t n, const ParFor& par) {
   const std::size_t want = count_ + n;
   if (want > kNone) throw std::length_error("tree store: more than 2^32 states");
-  table_.reserve(want, count_, [&](std::uint32_t id) { return mix64(roots_[id]); });
+  table_.reserve(want, count_, par, [&](std::uint32_t id) { return mix64(roots_[id]); });
   roots_.ensure(want);
   links_.ensure(want);
 }

@@ -41,7 +41,15 @@ class WorkerPool {
   // here after every worker has stopped.
   void run(std::size_t tasks, const std::function<void(std::size_t, unsigned)>& fn,
            std::size_t serial_below = 2) {
+    run_beside(tasks, fn, nullptr, serial_below);
+  }
+  // run(), with the caller doing side() first while the pool's threads start
+  // on the tasks (then it joins them): one thread's serial work overlapped
+  // with the others' parallel work.
+  void run_beside(std::size_t tasks, const std::function<void(std::size_t, unsigned)>& fn,
+                  const std::function<void()>& side, std::size_t serial_below = 2) {
     if (n_ == 1 || tasks < serial_below) {
+      if (side) side();
       for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
       return;
     }
@@ -55,6 +63,15 @@ class WorkerPool {
       ++generation_;
     }
     cv_.notify_all();
+    if (side) {
+      try {
+        side();
+      } catch (...) {
+        std::lock_guard<std::mutex> g(mu_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(tasks_);
+      }
+    }
     work(0);
     std::unique_lock<std::mutex> l(mu_);
     done_cv_.wait(l, [&] { return busy_ == 0; });
