@@ -104,11 +104,21 @@ Trace trace_from_json(const json& j) {
 Trace read_trace_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("cannot open trace '{}'", path));
+  // A trace nests a few levels (trace, steps, a step, its state, an array
+  // in it); refusing deeper input while parsing keeps a hostile file from
+  // exhausting the stack in what walks the parsed value.
+  constexpr int kMaxDepth = 64;
+  struct TooDeep {};
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(in, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
   } catch (const json::parse_error& e) {
     throw UsageError(fmt::format("malformed trace '{}': not JSON (byte {})", path, e.byte));
+  } catch (const TooDeep&) {
+    throw UsageError(fmt::format("malformed trace '{}': JSON nested deeper than {} levels", path, kMaxDepth));
   }
   return trace_from_json(j);
 }

@@ -216,6 +216,27 @@ TEST_CASE("trace: malformed files and JSON give UsageError") {
   CHECK_THROWS_AS(read_trace_file(f.path.string()), UsageError);
 }
 
+// A state nested 100,000 levels deep (a stack overflow in what walks the
+// parsed value, before) is refused while parsing, with a one-line error.
+TEST_CASE("trace: JSON nested past 64 levels gives UsageError") {
+  TempFile f("deep.json");
+  json good = trace_to_json(v411_trace());
+  std::string text = good.dump();
+  const std::string key = "\"initial\":";
+  const auto at = text.find(key);
+  REQUIRE(at != std::string::npos);
+  text.insert(at + key.size(), std::string(100000, '[') + std::string(100000, ']') + ",\"x\":");
+  f.write(text);
+  try {
+    read_trace_file(f.path.string());
+    FAIL("no error");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("nested deeper than 64 levels") != std::string::npos);
+  }
+  f.write(good.dump());  // the same trace, not deep: fine
+  CHECK_NOTHROW(read_trace_file(f.path.string()));
+}
+
 TEST_CASE("trace: unknown names and absurd parameters give UsageError") {
   CHECK_THROWS_AS(find_model("no-such-model"), UsageError);
   CHECK_THROWS_AS(find_model(""), UsageError);
