@@ -179,7 +179,7 @@ TEST_CASE("tree store: 300k states of 13 bytes in breadth-first order") {
     TreeStore store(len);
     std::vector<std::uint32_t> parent{TreeStore::kNone}, depth{0};
     // Children per parent: a repeating pattern with 0, 1, 15, 16 and 300.
-    const std::uint32_t pattern[] = {1, 0, 3, 15, 2, 0, 0, 16, 1, 300, 2, 1};
+    const std::uint32_t pattern[] = {3, 0, 2, 15, 2, 0, 0, 16, 1, 300, 2, 1};
     std::uint32_t p = 0, left = pattern[0];
     const std::uint32_t n = len == 1 ? 256 : 300000;
     std::vector<S13> states;
@@ -193,6 +193,7 @@ TEST_CASE("tree store: 300k states of 13 bytes in breadth-first order") {
     for (std::uint32_t i = 1; i < n; ++i) {
       while (left == 0) left = pattern[++p % 12];
       --left;
+      REQUIRE(p < i);  // a parent is stored before its children
       parent.push_back(p);
       depth.push_back(depth[p] + 1);
       const S13 s = state(i);
