@@ -3,6 +3,7 @@
 // layer over app/ (the registry and the model adapters) and the engines.
 #include <algorithm>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -370,16 +371,28 @@ int main(int argc, char** argv) {
       // Every reduction that is sound for the selected properties
       // (explorer/reduction.hpp), unless switched off.
       opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
+      // Where traces go is checked before the search, not after it.
+      if (!trace_out.empty()) {
+        const std::filesystem::path dir = std::filesystem::path(trace_out).parent_path();
+        std::error_code ec;
+        if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+          throw UsageError(fmt::format("--trace-out: no directory '{}'", dir.string()));
+      }
       const CheckOutcome o = mh.check(variant, run_params, props, opt);
       nlohmann::json written = nlohmann::json::object();
+      std::vector<std::string> write_errors;  // reported after the verdicts, which are never lost
       if (!trace_out.empty()) {
         int violated = 0;
         for (const auto& p : o.props) violated += p.trace.has_value();
         for (const auto& p : o.props)
           if (p.trace) {
             const std::string path = trace_path(trace_out, p.name, violated > 1);
-            write_trace_file(*p.trace, path);
-            written[p.name] = path;
+            try {
+              write_trace_file(*p.trace, path);
+              written[p.name] = path;
+            } catch (const UsageError& e) {
+              write_errors.push_back(e.what());
+            }
           }
       }
       if (as_json) {
@@ -391,6 +404,8 @@ int main(int argc, char** argv) {
         for (const auto& [prop, path] : written.items())
           std::cout << fmt::format("  trace for {} written to {}\n", prop, path.get<std::string>());
       }
+      for (const auto& e : write_errors) std::cerr << "blkmc: " << e << '\n';
+      if (!write_errors.empty()) return kExitUsage;
       return exit_code(o);
     }
     if (replay->parsed()) {

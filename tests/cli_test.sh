@@ -118,6 +118,24 @@ expect 2 "not k=v" -- "$B" check tags --variant refcount -p ntags; one_line_erro
 expect 2 "bad number" -- "$B" check tags --variant refcount -p ntags=2x; one_line_error "bad number"
 expect 2 "zero max-states" -- "$B" check tags --variant refcount --max-states 0; one_line_error "zero max-states"
 expect 2 "unknown subcommand" -- "$B" frobnicate; one_line_error "unknown subcommand"
+expect 2 "--trace-out into no directory" -- "$B" check tags -v v4.11 -q --trace-out "$T/nodir/t.json"
+one_line_error "--trace-out into no directory"
+expect 2 "--store tree with --dfs" -- "$B" check tags -v refcount --store tree --dfs; one_line_error "--store tree with --dfs"
+expect 2 "zero threads" -- "$B" check tags -v refcount --threads 0; one_line_error "zero threads"
+# A trace that cannot be written: the verdicts still come, then the error.
+if [ -w /dev/full ]; then
+  expect 2 "--trace-out /dev/full" -- "$B" check tags -v v4.11 -q --prop no-null-deref --trace-out /dev/full
+  contains "$T/out" "no-null-deref          violated" "verdicts printed when the trace cannot be written"
+fi
+# The same counts and trace on 1 and 2 threads, and in every store.
+for how in "--threads 1" "--threads 2" "--store tree" "--store hash"; do
+  "$B" check tags -v null-check -q --prop fn-sees-owner --json $how --trace-out "$T/th.json" >"$T/th-out.json"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stats"]["states"], j["stats"]["transitions"])' "$T/th-out.json" >>"$T/th-counts"
+  cat "$T/th.json" >>"$T/th-traces"
+done
+if [ "$(sort -u "$T/th-counts" | wc -l)" = 1 ] && [ "$(wc -l <"$T/th-counts")" = 4 ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: counts differ across threads and stores"; cat "$T/th-counts"
+fi
 expect 2 "missing trace" -- "$B" replay "$T/nope.json"; one_line_error "missing trace"
 printf 'not json' >"$T/bad.json"
 expect 2 "not json" -- "$B" replay "$T/bad.json"; one_line_error "not json"
