@@ -2,6 +2,8 @@
 // simulate, diff, prove, device and export (CLI11); each subcommand is a thin
 // layer over app/ (the registry and the model adapters) and the engines.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <filesystem>
 #include <iostream>
@@ -78,6 +80,20 @@ void print_list(bool as_json) {
   if (as_json) std::cout << all.dump(2) << '\n';
 }
 
+// Seconds or MiB: a finite number in [lo, hi] (CLI::Range lets nan through,
+// and nan switched a limit off).
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+          return fmt::format("'{}' is not a number from {} to {}", text, lo, hi);
+        return "";
+      },
+      fmt::format("NUMBER in [{} - {}]", lo, hi));
+}
+
 std::string trace_path(const std::string& base, const std::string& prop_spec, bool several) {
   if (!several) return base;
   const std::string prop = prop_file_name(prop_spec);
@@ -131,9 +147,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
   check->add_option("--max-depth", max_depth, "do not expand states deeper than this")
       ->check(CLI::Range(1u, 1000000000u));
-  check->add_option("--time", seconds, "time limit in seconds")->check(CLI::Range(0.001, 1e7));
+  check->add_option("--time", seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
   check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB (default: 3/4 of RAM)")
-      ->check(CLI::Range(1.0, 1e7));
+      ->check(finite_range(1.0, 1e7));
   check->add_option("--trace-out", trace_out,
                     "write each violation's counterexample here (-PROP is added when several)");
   check->add_flag("--no-reduce", no_reduce, "explore the full state space (no reduction)");
@@ -161,7 +177,7 @@ int main(int argc, char** argv) {
   compare->add_option("--prop", props,
                       "property (repeatable; default: all; NAME<=K bounds a maximize one)");
   compare->add_option("--time", seconds, "time limit per run, seconds")
-      ->check(CLI::Range(0.001, 1e7));
+      ->check(finite_range(0.001, 1e7));
   compare->add_option("--max-states", max_states, "state limit per run")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
   compare->add_option("--trace-out", trace_out,
@@ -205,7 +221,7 @@ int main(int argc, char** argv) {
   provec->add_option("--prop", preq.props, "invariant property (repeatable; default: all)");
   provec->add_option("--k-max", preq.k_max, "largest k tried (default 10)");
   provec->add_option("--time", preq.seconds, "time limit per property, seconds")
-      ->check(CLI::Range(0.001, 1e7));
+      ->check(finite_range(0.001, 1e7));
   provec->add_flag("--no-lemmas", no_lemmas, "induction without the model's strengthening lemmas");
   provec->add_option("--trace-out", preq.trace_out,
                      "write a violation's path as a trace file (-PROP is added when several)");
@@ -227,7 +243,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
   sim->add_option("--ticks", sim_opt.max_ticks, "stop after this many ticks (clock=1)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
-  sim->add_option("--time", sim_opt.seconds, "time limit in seconds")->check(CLI::Range(0.001, 1e7));
+  sim->add_option("--time", sim_opt.seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
   sim->add_flag("--json", as_json, "print the figures as JSON");
   sim->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
 
@@ -244,7 +260,7 @@ int main(int argc, char** argv) {
       ->add_option("paths", suite_paths,
                    "suite files, directories (every *.suite below, sorted) or - for stdin")
       ->required();
-  suite->add_option("--time", suite_seconds, "time limit per run, seconds");
+  suite->add_option("--time", suite_seconds, "time limit per run, seconds")->check(finite_range(0.001, 1e7));
   bool suite_markdown = false, suite_expand = false, suite_no_reduce = false, suite_compare = false;
   suite->add_flag("--no-reduce", suite_no_reduce, "search every row without reductions");
   suite->add_flag("--compare-reductions", suite_compare,

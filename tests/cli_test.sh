@@ -122,6 +122,10 @@ expect 2 "--trace-out into no directory" -- "$B" check tags -v v4.11 -q --trace-
 one_line_error "--trace-out into no directory"
 expect 2 "--store tree with --dfs" -- "$B" check tags -v refcount --store tree --dfs; one_line_error "--store tree with --dfs"
 expect 2 "zero threads" -- "$B" check tags -v refcount --threads 0; one_line_error "zero threads"
+expect 2 "--time nan" -- "$B" check tags -v refcount --time nan; one_line_error "--time nan"
+expect 2 "--memory inf" -- "$B" check tags -v refcount --memory inf; one_line_error "--memory inf"
+expect 2 "suite --time -1" -- "$B" suite --time -1 "$SRC/model/tags"; one_line_error "suite --time -1"
+expect 2 "simulate --time nan" -- "$B" simulate deadline -v v6.18 --time nan; one_line_error "simulate --time nan"
 # A trace that cannot be written: the verdicts still come, then the error.
 if [ -w /dev/full ]; then
   expect 2 "--trace-out /dev/full" -- "$B" check tags -v v4.11 -q --prop no-null-deref --trace-out /dev/full
