@@ -392,7 +392,6 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
   std::vector<Row> table;
   int failures = 0, rows = 0;
   for (const Group& g : s.groups) {
-    const ModelHandle& mh = lookup(g.model);
     std::vector<std::string> props;
     for (const auto& e : g.expects) props.push_back(e.prop);
     SearchOptions opt;
@@ -402,19 +401,32 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     opt.limits.memory_bytes = default_memory_limit();
     opt.reduce = reduce == SuiteReduce::Off ? ReduceOptions::none() : ReduceOptions::all();
     opt.threads = how.threads;
-    const CheckOutcome o = mh.check(g.variant, g.params, props, opt);
-    // Compare threads: one thread finds exactly the same.
-    std::string threads_differ;
-    if (how.compare_threads) {
-      SearchOptions one = opt;
-      one.threads = 1;
-      const CheckOutcome a = mh.check(g.variant, g.params, props, one);
-      threads_differ = threads_difference(a, o);
-    }
+    CheckOutcome o;
+    std::string threads_differ;  // compare threads: one thread finds exactly the same
     std::optional<CheckOutcome> full;
-    if (reduce == SuiteReduce::Compare) {
-      opt.reduce = ReduceOptions::none();
-      full = mh.check(g.variant, g.params, props, opt);
+    try {
+      const ModelHandle& mh = lookup(g.model);
+      o = mh.check(g.variant, g.params, props, opt);
+      if (how.compare_threads) {
+        SearchOptions one = opt;
+        one.threads = 1;
+        threads_differ = threads_difference(mh.check(g.variant, g.params, props, one), o);
+      }
+      if (reduce == SuiteReduce::Compare) {
+        opt.reduce = ReduceOptions::none();
+        full = mh.check(g.variant, g.params, props, opt);
+      }
+    } catch (const std::exception& ex) {
+      // A run that cannot be made fails its rows, as in the other row
+      // kinds; the rows already run keep their results.
+      for (const Expect& e : g.expects) {
+        table.push_back({g.model, g.variant, g.display, e.prop,
+                         e.value ? std::to_string(*e.value) : to_string(e.verdict), ex.what(), "-", "-",
+                         "-", false});
+        ++failures;
+        ++rows;
+      }
+      continue;
     }
     for (std::size_t i = 0; i < g.expects.size(); ++i) {
       const Expect& e = g.expects[i];

@@ -126,6 +126,12 @@ expect 2 "--time nan" -- "$B" check tags -v refcount --time nan; one_line_error 
 expect 2 "--memory inf" -- "$B" check tags -v refcount --memory inf; one_line_error "--memory inf"
 expect 2 "suite --time -1" -- "$B" suite --time -1 "$SRC/model/tags"; one_line_error "suite --time -1"
 expect 2 "simulate --time nan" -- "$B" simulate deadline -v v6.18 --time nan; one_line_error "simulate --time nan"
+# A check row the model refuses at run time fails that row; the rows already
+# run keep their results (it aborted the whole suite before).
+printf 'check tags refcount - fn-sees-owner holds\ncheck inflight percpu parts=1,target=3 deadlock holds\n' >"$T/late.suite"
+expect 1 "suite with a late bad row" -- "$B" suite "$T/late.suite"
+contains "$T/out" "1 passed, 1 failed" "a late bad row fails alone"
+contains "$T/out" "target 3 but only 1 partitions" "the late row says why"
 # A trace that cannot be written: the verdicts still come, then the error.
 if [ -w /dev/full ]; then
   expect 2 "--trace-out /dev/full" -- "$B" check tags -v v4.11 -q --prop no-null-deref --trace-out /dev/full
