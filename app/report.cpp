@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "counterexamples/trace.hpp"
+
 namespace blkmc {
 
 nlohmann::json stats_json(const Stats& s) {
@@ -96,6 +98,26 @@ int exit_code(const CheckOutcome& o) {
     if (p.verdict == Verdict::Incomplete) incomplete = true;
   }
   return incomplete ? kExitIncomplete : kExitHolds;
+}
+
+std::string search_difference(const CheckOutcome& a, const CheckOutcome& b) {
+  if (a.stop != b.stop) return fmt::format("stopped {}", to_string(a.stop));
+  if (a.stats.states != b.stats.states || a.stats.transitions != b.stats.transitions ||
+      a.stats.max_depth != b.stats.max_depth)
+    return fmt::format("{} states, {} transitions, depth {}", a.stats.states, a.stats.transitions,
+                       a.stats.max_depth);
+  if (a.stats.ample_states != b.stats.ample_states || a.stats.full_states != b.stats.full_states)
+    return fmt::format("partial-order: {} of {} ample", a.stats.ample_states,
+                       a.stats.ample_states + a.stats.full_states);
+  for (std::size_t i = 0; i < a.props.size() && i < b.props.size(); ++i) {
+    const auto &x = a.props[i], &y = b.props[i];
+    if (x.verdict != y.verdict || x.value != y.value || x.value_exact != y.value_exact)
+      return fmt::format("{} {}", x.name, x.value ? std::to_string(*x.value) : to_string(x.verdict));
+    if (x.trace.has_value() != y.trace.has_value() ||
+        (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)))
+      return fmt::format("{}: another trace", x.name);
+  }
+  return "";
 }
 
 }  // namespace blkmc

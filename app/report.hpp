@@ -19,5 +19,10 @@ std::string stats_text(const Stats& s);
 // Which reductions applied, and what the partial-order reduction got.
 std::string reduction_text(const Stats& s);
 int exit_code(const CheckOutcome& o);  // violated > incomplete > holds
+// What differs between two searches of one check that must agree exactly
+// (on 1 and on N threads, in two stores): how each stopped, states,
+// transitions, depth, partial-order counts, verdicts, maxima and traces.
+// Empty when nothing does; otherwise a's side of the first difference.
+std::string search_difference(const CheckOutcome& a, const CheckOutcome& b);
 
 }  // namespace blkmc

@@ -362,25 +362,6 @@ void parse_suite(Suite& s, std::istream& in, const std::string& name, double sec
   if (row) add_row(s, *row, name, seconds, lookup);
 }
 
-// What differs between a one-thread search (a) and a search on several (b):
-// empty when nothing does.
-std::string threads_difference(const CheckOutcome& a, const CheckOutcome& b) {
-  if (a.stop != b.stop) return fmt::format("stopped {}", to_string(a.stop));
-  if (a.stats.states != b.stats.states || a.stats.transitions != b.stats.transitions ||
-      a.stats.max_depth != b.stats.max_depth)
-    return fmt::format("{} states, {} transitions, depth {}", a.stats.states, a.stats.transitions,
-                       a.stats.max_depth);
-  for (std::size_t i = 0; i < a.props.size(); ++i) {
-    const auto &x = a.props[i], &y = b.props[i];
-    if (x.verdict != y.verdict || x.value != y.value || x.value_exact != y.value_exact)
-      return fmt::format("{} {}", x.name, x.value ? std::to_string(*x.value) : to_string(x.verdict));
-    if (x.trace.has_value() != y.trace.has_value() ||
-        (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)))
-      return fmt::format("{}: another trace", x.name);
-  }
-  return "";
-}
-
 int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, bool markdown,
                const ModelLookup& lookup, const SuiteSearch& how) {
   const SuiteReduce reduce = how.reduce;
@@ -410,7 +391,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       if (how.compare_threads) {
         SearchOptions one = opt;
         one.threads = 1;
-        threads_differ = threads_difference(mh.check(g.variant, g.params, props, one), o);
+        threads_differ = search_difference(mh.check(g.variant, g.params, props, one), o);
       }
       if (reduce == SuiteReduce::Compare) {
         opt.reduce = ReduceOptions::none();

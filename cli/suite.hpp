@@ -54,7 +54,7 @@ struct SuiteSearch {
   SuiteReduce reduce = SuiteReduce::On;
   unsigned threads = 1;  // workers of each breadth-first search
   // Search every check row again on one thread: a row also fails when the
-  // two differ in states, transitions, a verdict, a maximum or a trace.
+  // two differ at all (search_difference, app/report.hpp).
   bool compare_threads = false;
 };
 

@@ -132,21 +132,26 @@ StopReason Search<M>::levels(Obs& obs) {
           }
           succ.clear();
           m_.for_each_successor(cur, [&](const Step& st, const State& next) {
-            succ.push_back({next, 0, st.actor, st});
+            succ.push_back({next, 0, st.actor, st, kUnlooked});
             Succ& x = succ.back();
             reds[w].key(x.next);
             x.hash = hash_of(x.next);
             store_->prefetch(x.hash);
           });
+          // Each successor is looked up once, by the proviso or below.
+          auto stored = [&](const Succ& x) {
+            if (x.id == kUnlooked) x.id = store_->lookup(x.next.b.data(), x.hash);
+            return x.id;
+          };
           ch.por.push_back(!red_.por() ? 0
-                                       : reds[w].reduce(cur, succ, [&](const State& n, std::uint64_t h) {
-                                           const std::uint32_t i = store_->lookup(n.b.data(), h);
+                                       : reds[w].reduce(cur, succ, [&](const Succ& x) {
+                                           const std::uint32_t i = stored(x);
                                            return i != StateStore::kNone && i < hi;
                                          }));
           ch.nsucc.push_back(std::uint32_t(succ.size()));
           for (std::size_t k = 0; k < succ.size(); ++k) {
             const Succ& x = succ[k];
-            const std::uint32_t i = store_->lookup(x.next.b.data(), x.hash);
+            const std::uint32_t i = stored(x);
             if (i != StateStore::kNone) {
               ch.edges.push_back({i, x.actor});
               continue;

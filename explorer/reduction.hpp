@@ -167,7 +167,7 @@ class Reduction {
   }
 
   // Partial-order reduction of one state's successors (succ: .actor, .step,
-  // .next, .hash; next already keyed). stored(next, hash): whether the store
+  // .next, .hash; next already keyed). stored(successor): whether the store
   // holds it. Removes the successors outside the chosen ample set. Returns
   // kAmple, kFull (steps of several actors, all kept) or kUntried.
   enum Outcome : std::uint8_t { kUntried, kAmple, kFull };
@@ -282,7 +282,7 @@ class Reduction {
     }
     // The proviso: every ample successor is new.
     for (const Succ& x : succ)
-      if (x.actor == p && stored(x.next, x.hash)) return false;
+      if (x.actor == p && stored(x)) return false;
     return true;
   }
 

@@ -251,7 +251,11 @@ class Search {
     std::uint64_t hash;
     std::uint8_t actor;
     Step step;
+    // The level search's lookup of next, made once when first needed
+    // (kUnlooked: not yet).
+    mutable std::uint32_t id = kUnlooked;
   };
+  static constexpr std::uint32_t kUnlooked = StateStore::kNone - 1;
 
   std::uint64_t hash_of(const State& s) const { return hash_padded(s.b.data(), m_.state_bytes()); }
 
@@ -317,18 +321,18 @@ class Search {
       }
       succ_.clear();
       m_.for_each_successor(cur, [&](const Step& st, const State& next) {
-        succ_.push_back({next, 0, st.actor, st});
+        succ_.push_back({next, 0, st.actor, st, kUnlooked});
         Succ& x = succ_.back();
         red_.key(x.next);
         x.hash = hash_of(x.next);
         plain_->prefetch(x.hash);
       });
       if (red_.por())
-        red_.reduce(cur, succ_, [&](const State& n, std::uint64_t h) { return plain_->contains(n.b.data(), h); });
+        red_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
-      for (const auto& [next, h, actor, step] : succ_) {
+      for (const auto& [next, h, actor, step, looked] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = plain_->size() >= max_states_;
         const bool at_memory =

@@ -8,17 +8,6 @@
 
 namespace blkmc {
 
-std::string to_string(StoreKind k) {
-  switch (k) {
-    case StoreKind::Tree:
-      return "tree";
-    case StoreKind::HashCompact:
-      return "hash";
-    default:
-      return "plain";
-  }
-}
-
 // --- Interner ---
 
 std::uint32_t Interner::find(std::uint64_t v) const {

@@ -21,7 +21,9 @@ namespace blkmc {
 
 // How the visited states are kept (check --store).
 enum class StoreKind { Plain, Tree, HashCompact };
-std::string to_string(StoreKind k);
+inline std::string to_string(StoreKind k) {
+  return k == StoreKind::Tree ? "tree" : k == StoreKind::HashCompact ? "hash" : "plain";
+}
 
 // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
 // threads as it likes.

@@ -6,35 +6,17 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
-#include <deque>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "app/registry.hpp"
-#include "counterexamples/trace.hpp"
+#include "app/report.hpp"
 #include "explorer/checks.hpp"
 #include "model/tags/tags.hpp"
 
 namespace blkmc::testing {
 namespace {
-
-// What must not depend on the threads: empty when a and b agree.
-std::string difference(const CheckOutcome& a, const CheckOutcome& b) {
-  if (a.stop != b.stop) return "stop " + to_string(a.stop) + " vs " + to_string(b.stop);
-  if (a.stats.states != b.stats.states) return "states";
-  if (a.stats.transitions != b.stats.transitions) return "transitions";
-  if (a.stats.max_depth != b.stats.max_depth) return "max depth";
-  if (a.stats.ample_states != b.stats.ample_states || a.stats.full_states != b.stats.full_states)
-    return "partial-order counts";
-  for (std::size_t i = 0; i < a.props.size(); ++i) {
-    const auto &x = a.props[i], &y = b.props[i];
-    if (x.verdict != y.verdict || x.value != y.value || x.value_exact != y.value_exact) return x.name + ": verdict";
-    if (x.trace.has_value() != y.trace.has_value()) return x.name + ": trace or none";
-    if (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)) return x.name + ": trace";
-  }
-  return "";
-}
 
 TEST_CASE("threads: every model gives the same results on 1 to 4 threads and either store") {
   for (const ModelHandle* mh : all_models()) {
@@ -68,7 +50,7 @@ TEST_CASE("threads: every model gives the same results on 1 to 4 threads and eit
           const CheckOutcome many = mh->check(variant, p, props, opt);
           RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
                    << opt.limits.max_states << " store " << to_string(opt.store) << '\n';
-          RC_ASSERT(difference(one, many) == "");
+          RC_ASSERT(search_difference(one, many) == "");
         },
         rc::detail::TestMetadata{}, params);
     INFO("model " << inf.name);
