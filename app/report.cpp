@@ -20,6 +20,7 @@ nlohmann::json stats_json(const Stats& s) {
           {"full_states", s.full_states},
           {"por_gave_up", s.por_gave_up},
           {"threads", s.threads},
+          {"ranks", s.ranks},
           {"store", s.store},
           {"omission_probability", s.omission_probability}};
 }
@@ -61,9 +62,10 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
 std::string stats_text(const Stats& s) {
   return fmt::format(
       "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state ({} "
-      "store), peak RSS {}, {} thread{}",
+      "store), peak RSS {}, {} thread{}{}",
       s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
-      s.bytes_per_state, s.store, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s");
+      s.bytes_per_state, s.store, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s",
+      s.ranks > 1 ? fmt::format(" on each of {} ranks (store and RSS: all ranks)", s.ranks) : "");
 }
 
 std::string reduction_text(const Stats& s) {

@@ -1,6 +1,7 @@
-// blkmc: command-line entry point: list, check, replay, suite, compare,
-// simulate, diff, prove, device and export (CLI11); each subcommand is a thin
-// layer over app/ (the registry and the model adapters) and the engines.
+// blkmc's command line: list, check, replay, suite, compare, simulate,
+// diff, prove, device and export (CLI11); each subcommand is a thin layer
+// over app/ (the registry and the model adapters) and the engines. main()
+// is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "cli/compare.hpp"
 #include "cli/device.hpp"
+#include "cli/entry.hpp"
 #include "cli/diff.hpp"
 #include "cli/prove.hpp"
 #include "cli/simulate.hpp"
@@ -106,7 +108,7 @@ std::string trace_path(const std::string& base, const std::string& prop_spec, bo
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int blkmc::blkmc_main(int argc, char** argv) {
   CLI::App app{"blkmc: a model checker for the Linux block layer"};
   app.require_subcommand(1);
 
@@ -342,7 +344,11 @@ int main(int argc, char** argv) {
   }
 
   install_interrupt_handler();
+  Cluster* const cluster = process_cluster();
   try {
+    if (cluster && !check->parsed() && !list->parsed())
+      throw UsageError("under mpirun only `blkmc check` runs (its search spread over the ranks); run "
+                       "the other commands without mpirun");
     if (list->parsed()) {
       print_list(list_json);
       return 0;
@@ -379,6 +385,7 @@ int main(int argc, char** argv) {
                   : store_kind == "hash" ? StoreKind::HashCompact
                                          : StoreKind::Plain;
       opt.progress = !quiet;
+      opt.cluster = cluster;
       opt.limits.max_states = max_states;
       opt.limits.max_depth = max_depth;
       opt.limits.seconds = seconds;
@@ -397,7 +404,8 @@ int main(int argc, char** argv) {
       const CheckOutcome o = mh.check(variant, run_params, props, opt);
       nlohmann::json written = nlohmann::json::object();
       std::vector<std::string> write_errors;  // reported after the verdicts, which are never lost
-      if (!trace_out.empty()) {
+      // Under mpirun every rank has the verdicts; rank 0 reports them.
+      if (!trace_out.empty() && (!cluster || cluster->rank() == 0)) {
         int violated = 0;
         for (const auto& p : o.props) violated += p.trace.has_value();
         for (const auto& p : o.props)

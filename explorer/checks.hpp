@@ -387,9 +387,14 @@ void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename
   }
 }
 
-// Searches m with the selected properties checked on the way.
+template <class M>
+class DistributedSearch;  // explorer/distributed_search.hpp
+
+// Searches m with the selected properties checked on the way (over the
+// ranks of opt.cluster where it is set).
 template <class M>
 SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
+  if (opt.cluster) return DistributedSearch<M>(m, opt).run();
   PropertyChecks<M> checks(m, opt);
   Search<M> search(m, opt);
   const StopReason stop = search.run(checks);
@@ -399,3 +404,5 @@ SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
 }
 
 }  // namespace blkmc
+
+#include "explorer/distributed_search.hpp"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -15,14 +16,28 @@ volatile int g_interrupted = 0;
 
 namespace {
 extern "C" void on_signal(int) { g_interrupted = 1; }
+
+// The processes mpirun started on this machine (Open MPI's
+// OMPI_COMM_WORLD_LOCAL_SIZE), which share its cores and memory; 1 outside
+// mpirun.
+unsigned local_ranks() {
+  const char* s = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const long n = s ? std::strtol(s, nullptr, 10) : 1;
+  return n > 1 && n < 1 << 20 ? unsigned(n) : 1u;
+}
 }  // namespace
 
 unsigned default_threads() {
+  unsigned cores = 1;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return unsigned(std::max(1, CPU_COUNT(&set)));
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? unsigned(n) : 1u;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    cores = unsigned(std::max(1, CPU_COUNT(&set)));
+  } else {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cores = n > 0 ? unsigned(n) : 1u;
+  }
+  return std::max(1u, cores / local_ranks());
 }
 
 void install_interrupt_handler() {
@@ -59,7 +74,7 @@ std::uint64_t peak_rss_bytes() {
 std::uint64_t default_memory_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
-  return std::uint64_t(pages) * std::uint64_t(page) / 4 * 3;
+  return std::uint64_t(pages) * std::uint64_t(page) / 4 * 3 / local_ranks();
 }
 
 std::string human_count(double n) {

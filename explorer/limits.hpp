@@ -31,7 +31,8 @@ struct Stats {
   std::string reduction = "none";
   std::uint64_t ample_states = 0, full_states = 0;
   bool por_gave_up = false;
-  unsigned threads = 1;  // workers of the search
+  unsigned threads = 1;  // workers of the search (of each rank)
+  unsigned ranks = 1;    // processes of a distributed search (explorer/distributed_search.hpp)
   std::string store = "plain";  // how visited states were kept (StoreKind)
   // Hash compaction: the chance that a state was taken for another and
   // omitted, with all that only it leads to (0: lossless).
@@ -40,9 +41,11 @@ struct Stats {
 
 std::uint64_t peak_rss_bytes();  // getrusage ru_maxrss
 // The default --memory: 3/4 of physical memory, so a large search stops
-// cleanly with its statistics instead of meeting the OOM killer.
+// cleanly with its statistics instead of meeting the OOM killer (shared by
+// the ranks mpirun started on this machine).
 std::uint64_t default_memory_limit();
-// Every core this process may run on (sched_getaffinity), at least 1.
+// Every core this process may run on (sched_getaffinity), at least 1,
+// shared by the ranks mpirun started on this machine.
 unsigned default_threads();
 std::string human_count(double n);
 std::string human_bytes(double n);

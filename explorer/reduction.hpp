@@ -219,6 +219,11 @@ class Reduction {
   void count(Outcome o) {
     if (o != kUntried) ++(o == kAmple ? stats_.ample : stats_.full);
   }
+  // Outcomes counted elsewhere (the ranks of a distributed search).
+  void count(std::uint64_t ample, std::uint64_t full) {
+    stats_.ample += ample;
+    stats_.full += full;
+  }
   // After a level: give up once the first kTrial tries (or more) found
   // fewer than 1 in 50 ample sets; the workers follow the master.
   void end_level() {

@@ -37,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "explorer/cluster.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
@@ -68,6 +69,9 @@ struct SearchOptions {
   // How visited states are kept: every state's bytes, or tree-compressed
   // (breadth-first only).
   StoreKind store = StoreKind::Plain;
+  // The ranks of a distributed search (explorer/distributed_search.hpp);
+  // null: this process alone.
+  Cluster* cluster = nullptr;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };

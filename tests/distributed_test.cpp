@@ -1,0 +1,121 @@
+// The distributed search (explorer/distributed_search.hpp) on 1 to 4 ranks
+// of a LocalCluster (threads standing in for MPI processes): the same
+// states, transitions, reduction outcomes, verdicts, maxima and traces as
+// the one-process search, for every model, with and without reductions,
+// limits, depth bounds and batch sizes. tests/mpi_test.sh runs the same
+// comparison under mpirun where Open MPI is installed.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/registry.hpp"
+#include "app/report.hpp"
+#include "explorer/checks.hpp"
+
+namespace blkmc::testing {
+namespace {
+
+// mh->check on n ranks at once; rank 0's outcome (every rank's must agree).
+CheckOutcome check_on_ranks(const ModelHandle& mh, int n, const std::string& variant, const Params& p,
+                            const std::vector<std::string>& props, SearchOptions opt) {
+  auto ranks = LocalCluster::group(n);
+  std::vector<CheckOutcome> out(static_cast<std::size_t>(n));
+  std::vector<std::exception_ptr> err(static_cast<std::size_t>(n));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      SearchOptions o = opt;
+      o.cluster = ranks[std::size_t(r)].get();
+      try {
+        out[std::size_t(r)] = mh.check(variant, p, props, o);
+      } catch (...) {
+        err[std::size_t(r)] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& e : err)
+    if (e) std::rethrow_exception(e);
+  for (int r = 1; r < n; ++r) {
+    // Traces are rebuilt on every rank; rank 0 alone shortens them.
+    REQUIRE(out[std::size_t(r)].stats.states == out[0].stats.states);
+    REQUIRE(out[std::size_t(r)].stop == out[0].stop);
+  }
+  return out[0];
+}
+
+TEST_CASE("distributed: every model gives the one-process results on 1 to 4 ranks") {
+  for (const ModelHandle* mh : all_models()) {
+    const ModelInfo& inf = mh->info();
+    rc::detail::TestParams params;
+    params.maxSuccess = 8;
+    params.maxDiscardRatio = 20;
+    const auto r = rc::detail::checkTestable(
+        [&] {
+          const std::string variant = inf.variants[*rc::gen::inRange<std::size_t>(0, inf.variants.size())].name;
+          Params p;
+          for (const ParamInfo& pi : inf.params)
+            p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
+          std::vector<std::string> props;
+          for (const PropInfo& pi : inf.props)
+            if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
+              props.push_back(pi.name);
+          if (props.empty()) RC_DISCARD("only safety properties are distributed");
+          SearchOptions opt;
+          opt.progress = false;
+          opt.bfs = true;
+          opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
+          if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
+          if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
+          CheckOutcome one;
+          try {
+            one = mh->check(variant, p, props, opt);
+          } catch (const UsageError&) {
+            RC_DISCARD("parameters the model refuses");
+          }
+          const int n = *rc::gen::inRange(1, 5);
+          opt.threads = *rc::gen::inRange(1u, 3u);
+          opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+          const CheckOutcome many = check_on_ranks(*mh, n, variant, p, props, opt);
+          RC_LOG() << "ranks " << n << " threads " << opt.threads << " batch " << opt.level_batch
+                   << " max states " << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
+          RC_ASSERT(search_difference(one, many) == "");
+          RC_ASSERT(many.stats.ranks == unsigned(n));
+        },
+        rc::detail::TestMetadata{}, params);
+    INFO("model " << inf.name);
+    rc::detail::FailureResult f;
+    rc::detail::GaveUpResult g;
+    if (r.match(f)) MESSAGE(f.description);
+    if (r.match(g)) MESSAGE(g.description);
+    CHECK(r.template is<rc::detail::SuccessResult>());
+  }
+}
+
+TEST_CASE("distributed: progress and starvation properties, --dfs and compact stores are refused") {
+  const ModelHandle* with_progress = nullptr;
+  std::string progress;
+  for (const ModelHandle* h : all_models())
+    for (const PropInfo& pi : h->info().props)
+      if (pi.kind == PropKind::Progress && !with_progress) {
+        with_progress = h;
+        progress = pi.name;
+      }
+  REQUIRE(with_progress);
+  const ModelHandle& mh = *with_progress;
+  SearchOptions opt;
+  opt.progress = false;
+  const std::string variant = mh.info().variants.front().name;
+  CHECK_THROWS_AS(check_on_ranks(mh, 2, variant, {}, {progress}, opt), UsageError);
+  opt.bfs = false;
+  CHECK_THROWS_AS(check_on_ranks(mh, 2, variant, {}, {}, opt), UsageError);
+  opt.bfs = true;
+  opt.store = StoreKind::Tree;
+  CHECK_THROWS_AS(check_on_ranks(mh, 2, variant, {}, {}, opt), UsageError);
+}
+
+}  // namespace
+}  // namespace blkmc::testing
