@@ -18,7 +18,8 @@ Sections (all in one run, on this machine, unpinned: threads need the cores):
   cfq27      the cfq workload 27 fair-ratio run (seed 004's outlier) in each
              store under --time CFQ_TIME: finished (states, time, maximum) or
              how far it got;
-  mpi        MPI ranks: not built yet (issue 16 part 4), said as such.
+  mpi        mpirun -np 1, 2, 3 (one thread each) against one process: same
+             states and verdicts, seconds, store and RSS over all ranks.
 
 usage: bench/scale.py [SECTION...]   (default: every section)
 environment:
@@ -32,6 +33,7 @@ a usage or setup error.
 """
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -65,14 +67,17 @@ def title(key):
     return f"{model} {variant} {p} {' '.join(props)} {' '.join(extra)}".strip()
 
 
-def blkmc(key, *flags):
+def blkmc(key, *flags, ranks=0):
     model, variant, params, props, extra = ROWS[key] if isinstance(key, str) else key
     cmd = [BLKMC, "check", model, "-v", variant, "--json", "-q"] + extra + list(flags)
+    if ranks:
+        cmd = ["mpirun", "--oversubscribe", "-np", str(ranks)] + cmd
     for k, v in params.items():
         cmd += ["-p", f"{k}={v}"]
     for p in props:
         cmd += ["--prop", p]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode not in (0, 1, 3):
         sys.stderr.write(f"bench/scale.py: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}\n")
         sys.exit(2)
@@ -193,7 +198,29 @@ def cfq27():
 
 
 def mpi():
-    print("## MPI\n\nNot built: distribution over MPI (issue 16, part 4) is not implemented yet.\n")
+    print("## MPI: 1, 2 and 3 ranks on this machine (one thread each)\n")
+    if not shutil.which("mpirun") or not os.path.exists(os.path.join(os.path.dirname(BLKMC), "blkmc-mpi")):
+        print("(not run: no mpirun, or blkmc built without MPI)\n")
+        return
+    print("On one machine the ranks share its cores and memory: this is about\n"
+          "exactness and capacity (the store split over the ranks), not speed.\n")
+    rows = []
+    for key in ("tags", "tags-full", "deadline"):
+        one = blkmc(key, "--threads", "1")
+        runs = [one]
+        for n in (1, 2, 3):
+            j = blkmc(key, "--threads", "1", ranks=n)
+            runs.append(j)
+            s, s1 = j["stats"], one["stats"]
+            same = "yes" if (s["states"], s["transitions"]) == (s1["states"], s1["transitions"]) else "NO"
+            rows.append([title(key), n, f"{s['states']:,}", f"{s['seconds']:.2f}", f"{s1['seconds']:.2f}",
+                         f"{s['store_bytes'] / 2**20:.0f} MiB", f"{s['peak_rss_bytes'] / 2**20:.0f} MiB",
+                         same])
+        rows[-1].append(agree(runs))
+        rows[-2].append("")
+        rows[-3].append("")
+    table(["row", "ranks", "states", "seconds", "no mpirun s", "stores (all ranks)", "RSS (all ranks)",
+           "same states", "verdicts"], rows)
 
 
 def main():

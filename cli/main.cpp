@@ -346,9 +346,9 @@ int blkmc::blkmc_main(int argc, char** argv) {
   install_interrupt_handler();
   Cluster* const cluster = process_cluster();
   try {
-    if (cluster && !check->parsed() && !list->parsed())
-      throw UsageError("under mpirun only `blkmc check` runs (its search spread over the ranks); run "
-                       "the other commands without mpirun");
+    if (cluster && !check->parsed() && !list->parsed() && !suite->parsed())
+      throw UsageError("under mpirun only `blkmc check` and `blkmc suite` run (their searches spread "
+                       "over the ranks); run the other commands without mpirun");
     if (list->parsed()) {
       print_list(list_json);
       return 0;
@@ -496,6 +496,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
                                    : SuiteReduce::On;
       how.threads = suite_threads ? suite_threads : default_threads();
       how.compare_threads = suite_compare_threads;
+      how.cluster = cluster;
       return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand,
                              ModelLookup(find_model), how);
     }

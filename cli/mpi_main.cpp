@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
     blkmc::process_cluster() = &cluster;
     const int rc = blkmc::blkmc_main(argc, argv);
     blkmc::process_cluster() = nullptr;
-    return rc;
+    // Rank 0 reports, its exit code too (mpirun returns the first non-zero
+    // one): the others' would only add mpirun's notices.
+    return cluster.rank() == 0 ? rc : 0;
   } catch (const std::exception& e) {
     std::cerr << "blkmc: " << e.what() << '\n';
     return blkmc::kExitUsage;

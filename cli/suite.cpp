@@ -371,7 +371,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     bool ok;
   };
   std::vector<Row> table;
-  int failures = 0, rows = 0;
+  int failures = 0, rows = 0, spread_runs = 0;
   for (const Group& g : s.groups) {
     std::vector<std::string> props;
     for (const auto& e : g.expects) props.push_back(e.prop);
@@ -384,10 +384,23 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     opt.threads = how.threads;
     CheckOutcome o;
     std::string threads_differ;  // compare threads: one thread finds exactly the same
+    std::string ranks_differ;    // under mpirun: one process finds exactly the same
     std::optional<CheckOutcome> full;
     try {
       const ModelHandle& mh = lookup(g.model);
-      o = mh.check(g.variant, g.params, props, opt);
+      const bool spread = how.cluster && std::all_of(props.begin(), props.end(), [&](const std::string& p) {
+        const PropKind k = mh.info().props.at(std::size_t(parse_prop_spec(mh.info(), p).index)).kind;
+        return k != PropKind::Progress && k != PropKind::Starvation;
+      });
+      if (spread) {
+        SearchOptions ranks = opt;
+        ranks.cluster = how.cluster;
+        o = mh.check(g.variant, g.params, props, ranks);
+        ranks_differ = search_difference(mh.check(g.variant, g.params, props, opt), o);
+        ++spread_runs;
+      } else {
+        o = mh.check(g.variant, g.params, props, opt);
+      }
       if (how.compare_threads) {
         SearchOptions one = opt;
         one.threads = 1;
@@ -432,6 +445,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       if (!threads_differ.empty()) {
         ok = false;
         found += fmt::format(" (one thread: {})", threads_differ);
+      }
+      if (!ranks_differ.empty()) {
+        ok = false;
+        found += fmt::format(" (one process: {})", ranks_differ);
       }
       if (!same) {
         ok = false;
@@ -582,6 +599,9 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
   std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed ({} lines in {} file{})\n", name,
                            rows, rows - failures, failures, s.lines, s.files,
                            s.files == 1 ? "" : "s");
+  if (how.cluster)
+    std::cout << fmt::format("{} check runs searched over {} ranks and again in one process\n", spread_runs,
+                             how.cluster->size());
   return failures ? 1 : 0;
 }
 

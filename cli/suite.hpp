@@ -56,6 +56,10 @@ struct SuiteSearch {
   // Search every check row again on one thread: a row also fails when the
   // two differ at all (search_difference, app/report.hpp).
   bool compare_threads = false;
+  // Under mpirun (process_cluster()): every check row whose properties are
+  // all safety properties is searched over the ranks and again in this
+  // process alone; a row fails when the two differ at all.
+  Cluster* cluster = nullptr;
 };
 
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run,
