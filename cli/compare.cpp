@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/report.hpp"
+#include "common/errors.hpp"
 
 namespace blkmc {
 
@@ -15,7 +16,7 @@ std::string prop_file_name(std::string prop) {
 
 int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
                      bool as_json) {
-  int changed = 0, regressions = 0, values_changed = 0;
+  int changed = 0, regressions = 0, values_changed = 0, undecided = 0;
   nlohmann::json rows = nlohmann::json::array();
   if (!as_json)
     std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
@@ -29,9 +30,15 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
   };
   for (std::size_t i = 0; i < a.props.size(); ++i) {
     const auto &pa = a.props[i], &pb = b.props[i];
-    const bool diff = pa.verdict != pb.verdict;
     const bool maximize = pa.value && !pa.bound;
-    const bool value_diff = maximize && (pa.value != pb.value || pa.value_exact != pb.value_exact);
+    // A search stopped at a limit decides nothing: neither FIXED nor
+    // REGRESSION nor a changed maximum.
+    const bool open = pa.verdict == Verdict::Incomplete || pb.verdict == Verdict::Incomplete ||
+                      (maximize && (!pa.value_exact || !pb.value_exact));
+    const bool diff = !open && pa.verdict != pb.verdict;
+    const bool value_diff = !open && maximize && (pa.value != pb.value || pa.value_exact != pb.value_exact);
+    const bool unknown = open;
+    undecided += unknown;
     values_changed += value_diff;
     changed += diff;
     regressions += diff && pb.verdict == Verdict::Violated;
@@ -50,7 +57,8 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
     nlohmann::json row{{"property", pa.name},
                        {"before", to_string(pa.verdict)},
                        {"after", to_string(pb.verdict)},
-                       {"changed", diff}};
+                       {"changed", diff},
+                       {"undecided", unknown}};
     if (maximize) {
       row["value_before"] = *pa.value;
       row["value_after"] = *pb.value;
@@ -59,9 +67,16 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
       row["value_changed"] = value_diff;
     }
     rows.push_back(row);
-    const std::string mark = diff ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
-                             : value_diff ? fmt::format("CHANGED ({} -> {})", cell(pa), cell(pb))
-                                          : "";
+    const std::string mark =
+        diff         ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
+        : value_diff ? fmt::format("CHANGED ({} -> {})", cell(pa), cell(pb))
+        : unknown    ? fmt::format("UNDECIDED (the {} search stopped at a limit)",
+                                   pa.verdict == Verdict::Incomplete || (maximize && !pa.value_exact)
+                                       ? (pb.verdict == Verdict::Incomplete || (maximize && !pb.value_exact)
+                                              ? "both"
+                                              : a.variant)
+                                       : b.variant)
+                     : "";
     if (!as_json)
       std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,
                                note);
@@ -74,15 +89,19 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
                                 {"properties", rows},
                                 {"changed", changed},
                                 {"values_changed", values_changed},
-                                {"regressions", regressions}}
+                                {"regressions", regressions},
+                                {"undecided", undecided}}
                      .dump(2)
               << '\n';
   else
     std::cout << fmt::format(
-        "  {} verdict(s) changed{} ({} states before, {} after)\n", changed,
+        "  {} verdict(s) changed{}{} ({} states before, {} after)\n", changed,
         values_changed ? fmt::format(", {} maximum(s) changed", values_changed) : std::string(),
+        undecided ? fmt::format(", {} undecided (a search stopped at a limit)", undecided) : std::string(),
         a.stats.states, b.stats.states);
-  return regressions ? 1 : 0;
+  // A regression is an answer; otherwise a property left open makes the
+  // comparison incomplete.
+  return regressions ? kExitViolated : undecided ? kExitIncomplete : kExitHolds;
 }
 
 }  // namespace blkmc

@@ -155,8 +155,6 @@ Reach run_reach(const std::string& model, const std::string& from, const std::st
       break;
     }
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   return r;
 }
 
@@ -264,11 +262,9 @@ nlohmann::json reach_json(const std::string& model, const std::string& to, const
 
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
              const std::string& function, bool as_json, const DiffReachOptions& reach) {
-  // Nothing partial is worth keeping from a solver call, and z3 does not
-  // poll the explorer's interrupt flag: Ctrl-C and SIGTERM end diff at once
-  // (the --reach search installs the explorer's handler while it runs).
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  // Ctrl-C and SIGTERM end diff with exit 3 ("interrupted"): z3 stops a
+  // check when it catches SIGINT itself, and the next check stops when the
+  // interrupt handler caught it (common/interrupt.hpp).
   const auto& fns = decision_functions(model);
   std::vector<const DecisionFn*> chosen;
   for (const auto& f : fns)

@@ -503,6 +503,9 @@ int blkmc::blkmc_main(int argc, char** argv) {
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';
     return kExitReplayMismatch;
+  } catch (const Interrupted&) {
+    std::cerr << "blkmc: interrupted\n";
+    return kExitIncomplete;
   } catch (const UsageError& e) {
     std::cerr << "blkmc: " << e.what() << '\n';
     return kExitUsage;

@@ -86,10 +86,10 @@ int prove_exit_code(const std::vector<ProveOutcome>& v) {
 }
 
 int run_prove(const ProveRequest& req, bool as_json) {
-  // z3 does not poll the explorer's interrupt flag; --time bounds a proof,
-  // and Ctrl-C or SIGTERM end it at once (nothing partial is kept).
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  // --time bounds a proof; Ctrl-C or SIGTERM end it with exit 3
+  // ("interrupted"; nothing partial is kept): z3 stops a check when it
+  // catches SIGINT itself, and the next check stops when the interrupt
+  // handler caught it (common/interrupt.hpp).
   const auto v = prove(req);
   if (as_json) {
     nlohmann::json j = nlohmann::json::array();

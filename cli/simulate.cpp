@@ -30,7 +30,9 @@ int run_simulation(const ModelHandle& mh, const std::string& variant, const Para
     std::cout << o.text;
     std::cout << fmt::format("  final state: {}\n", o.final_summary);
   }
-  return o.end == SimEnd::Deadlock ? kExitViolated : kExitHolds;
+  return o.end == SimEnd::Deadlock      ? kExitViolated
+         : o.end == SimEnd::Interrupted ? kExitIncomplete
+                                        : kExitHolds;
 }
 
 }  // namespace blkmc

@@ -6,13 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/interrupt.hpp"  // Interrupted
+
 namespace blkmc::device {
 
 struct EnvError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-struct Interrupted : std::runtime_error {
-  Interrupted() : std::runtime_error("interrupted") {}
 };
 
 // Installs SIGINT/SIGTERM handlers (no SA_RESTART) that set a flag;

@@ -12,10 +12,7 @@
 
 namespace blkmc {
 
-volatile int g_interrupted = 0;
-
 namespace {
-extern "C" void on_signal(int) { g_interrupted = 1; }
 
 // The processes mpirun started on this machine (Open MPI's
 // OMPI_COMM_WORLD_LOCAL_SIZE), which share its cores and memory; 1 outside
@@ -38,11 +35,6 @@ unsigned default_threads() {
     cores = n > 0 ? unsigned(n) : 1u;
   }
   return std::max(1u, cores / local_ranks());
-}
-
-void install_interrupt_handler() {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
 }
 
 std::string to_string(StopReason r) {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/interrupt.hpp"
+
 namespace blkmc {
 
 struct Limits {
@@ -49,9 +51,5 @@ std::uint64_t default_memory_limit();
 unsigned default_threads();
 std::string human_count(double n);
 std::string human_bytes(double n);
-
-// Set by SIGINT/SIGTERM: searches stop cleanly with what they found so far.
-extern volatile int g_interrupted;
-void install_interrupt_handler();
 
 }  // namespace blkmc

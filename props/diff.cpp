@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/params.hpp"
+#include "props/z3_interrupt.hpp"
 #include "props/z3_render.hpp"
 
 namespace blkmc {
@@ -153,11 +154,15 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
   r.from = f.variants[std::size_t(from)];
   r.to = f.variants[std::size_t(to)];
   r.outcomes = f.outcomes;
+  const Z3Interruptible interruptible(c);
   z3::solver s(c);
+  Z3Interruptible::quiet_ctrl_c(s);
   s.add(T);
   s.add(oa != ob);
   for (;;) {
+    Z3Interruptible::stopped();
     const z3::check_result res = s.check();
+    Z3Interruptible::stopped();
     if (res == z3::unknown)
       throw std::runtime_error(fmt::format("diff {}: z3 gave up ({})", f.name, s.reason_unknown()));
     if (res == z3::unsat) break;
@@ -183,7 +188,9 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
         if (keep[j] >= 0) t.add(lit[j]);
       for (const auto& e : extra) t.add(e);
       t.add(!target);
+      Z3Interruptible::quiet_ctrl_c(t);
       const z3::check_result tr = t.check();
+      Z3Interruptible::stopped();
       if (tr == z3::unknown)
         throw std::runtime_error(fmt::format("diff {}: z3 gave up ({})", f.name, t.reason_unknown()));
       return tr == z3::unsat;
@@ -213,7 +220,10 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
     o.add(T);
     for (const auto& e : conj) o.add(e);
     for (const auto& x : in) o.minimize(as_int(x));
-    if (o.check() != z3::sat) throw std::logic_error("diff: a cube has no witness");
+    Z3Interruptible::quiet_ctrl_c(o);
+    const z3::check_result wr = o.check();
+    Z3Interruptible::stopped();
+    if (wr != z3::sat) throw std::logic_error("diff: a cube has no witness");
     const z3::model w = o.get_model();
     for (const auto& x : in) cube.witness.push_back(int_of(w, x));
     // The two semantics must agree: the witness decides the same concretely.

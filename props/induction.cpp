@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "props/z3_interrupt.hpp"
+
 namespace blkmc {
 
 std::string to_string(ProofVerdict v) {
@@ -245,10 +247,14 @@ class Prover {
       }
       p.set("timeout", static_cast<unsigned>(left * 1000) + 1);
     }
+    p.set("ctrl_c", false);
     s.set(p);
+    // Ctrl-C ends the proof: no lemma is left "not assumed" by it.
+    Z3Interruptible::stopped();
     s.push();
     s.add(goal);
     const z3::check_result r = s.check();
+    Z3Interruptible::stopped();
     if (r == z3::sat) model_.emplace(s.get_model());
     s.pop();
     if (r == z3::unknown && opt_.seconds > 0 && since(t0_) >= opt_.seconds) timed_out_ = true;
@@ -282,6 +288,7 @@ ProveResult prove_by_induction(z3::context& c, const TransitionSystem& ts,
   if (ts.vars.empty() || ts.nactions <= 0 || !ts.init || !ts.trans || !ts.prop.holds)
     throw std::invalid_argument("prove: incomplete transition system");
   if (opt.k_max < 0) throw std::invalid_argument("prove: k_max must be >= 0");
+  const Z3Interruptible interruptible(c);
   Prover p(c, ts, opt);
   ProveResult out;
   std::vector<const TransitionSystem::Formula*> assumed;

@@ -106,6 +106,10 @@ expect 0 "compare fix" -- "$B" compare tags --before null-check --after refcount
 contains "$T/out" "FIXED" "compare marks the fix"
 expect 1 "compare regression" -- "$B" compare tags --before refcount --after null-check
 contains "$T/out" "REGRESSION" "compare marks the regression"
+# A search stopped at a limit decides nothing: not FIXED, exit 3.
+expect 3 "compare with a limit" -- "$B" compare tags --before null-check --after refcount --max-states 20
+contains "$T/out" "UNDECIDED" "compare marks what a limit left open"
+if grep -q "FIXED" "$T/out"; then fail=$((fail + 1)); echo "FAIL: a limit's incomplete is called FIXED"; else pass=$((pass + 1)); fi
 
 # Bad input: one line on stderr, exit 2 (4 for a trace that does not fit).
 expect 2 "unknown model" -- "$B" check nosuch --variant x; one_line_error "unknown model"
@@ -309,6 +313,27 @@ expect 2 "suite: missing file" -- "$B" suite "$T/nope.suite"; one_line_error "su
 contains "$T/err" "cannot open suite file" "suite: missing file says so"
 mkdir -p "$T/empty"
 expect 2 "suite: directory without suites" -- "$B" suite "$T/empty"; one_line_error "suite: directory without suites"
+
+# Ctrl-C: prove and diff stop at once, say so, and exit 3 (z3 catches a
+# SIGINT during a check; the interrupt handler one between checks).
+interrupted() {  # interrupted DESCRIPTION SECONDS -- command...
+  local what=$1 after=$2
+  shift 3
+  "$@" >"$T/out" 2>"$T/err" &
+  local pid=$!
+  sleep "$after"
+  kill -INT "$pid"
+  wait "$pid"
+  local rc=$?
+  if [ "$rc" = 3 ] && grep -q "interrupted" "$T/err"; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL: $what: exit $rc after SIGINT (wanted 3, 'interrupted')"
+    head -3 "$T/err"
+  fi
+}
+interrupted "prove, interrupted" 1 -- "$B" prove inflight -v percpu -p parts=3 -p submitters=8 -p rounds=2 \
+  -p reads=2 -p whole=1 -p cpus=8
+interrupted "diff, interrupted" 0.4 -- "$B" diff bfq --from v4.13 --to refactor
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
