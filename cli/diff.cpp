@@ -1,7 +1,6 @@
 #include "cli/diff.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -262,9 +261,8 @@ nlohmann::json reach_json(const std::string& model, const std::string& to, const
 
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
              const std::string& function, bool as_json, const DiffReachOptions& reach) {
-  // Ctrl-C and SIGTERM end diff with exit 3 ("interrupted"): z3 stops a
-  // check when it catches SIGINT itself, and the next check stops when the
-  // interrupt handler caught it (common/interrupt.hpp).
+  // Ctrl-C and SIGTERM end diff with exit 3 ("interrupted"): the interrupt
+  // handler stops the running z3 check (props/z3_interrupt.hpp).
   const auto& fns = decision_functions(model);
   std::vector<const DecisionFn*> chosen;
   for (const auto& f : fns)

@@ -1,7 +1,6 @@
 #include "cli/prove.hpp"
 
 #include <charconv>
-#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -87,9 +86,8 @@ int prove_exit_code(const std::vector<ProveOutcome>& v) {
 
 int run_prove(const ProveRequest& req, bool as_json) {
   // --time bounds a proof; Ctrl-C or SIGTERM end it with exit 3
-  // ("interrupted"; nothing partial is kept): z3 stops a check when it
-  // catches SIGINT itself, and the next check stops when the interrupt
-  // handler caught it (common/interrupt.hpp).
+  // ("interrupted"; nothing partial is kept): the interrupt handler stops
+  // the running z3 check (props/z3_interrupt.hpp).
   const auto v = prove(req);
   if (as_json) {
     nlohmann::json j = nlohmann::json::array();

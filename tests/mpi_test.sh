@@ -6,7 +6,6 @@
 # Usage: mpi_test.sh BLKMC SOURCE_DIR [SANITIZED]
 set -u
 B=$1
-SRC=$2
 [ "${3:-0}" = 1 ] && { echo "SKIP: a -fsanitize build (Open MPI's runtime is not instrumented; tests/distributed_test.cpp covers the search)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
 [ -x "$(dirname "$B")/blkmc-mpi" ] || { echo "SKIP: blkmc was built without MPI (no blkmc-mpi)"; exit 77; }
