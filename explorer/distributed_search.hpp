@@ -129,13 +129,18 @@ class DistributedSearch {
     std::uint32_t first = 0, count = 0;  // its successors in the chunk
     std::uint32_t n = 0;                 // successors kept; kTruncated
     std::uint8_t por = 0;
-    bool capped = false, dead = false;
+    bool dead = false;  // no successors, not finished
   };
   static constexpr std::uint32_t kTruncated = 0xffffffffu;
+  // A kept successor that is not stored: its query at its owner, and origin.
+  struct Cand {
+    std::uint32_t dest, q;
+    std::uint64_t origin;
+  };
   struct Chunk {
     std::vector<Parent> parents;
     std::vector<Succ> succs;
-    std::vector<Succ> cands;  // kept successors not stored (q, dest), with origin in hash
+    std::vector<Cand> cands;
   };
   // A query received: its bytes in the sender's buffer.
   struct Query {
@@ -434,7 +439,6 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       p.gid = gid_[l];
       p.local = l;
       p.first = std::uint32_t(ch.succs.size());
-      p.capped = capped;
       m_.for_each_successor(cur, [&](const Step& st, const State& next) {
         Succ x;
         x.next = next;
@@ -511,7 +515,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
           x.id = read<std::uint32_t>(in[x.dest].data() + 4 * std::size_t(x.q));
           unknown = unknown || x.id == kNone;
         }
-        if (p.capped && unknown) {
+        if (capped && unknown) {
           p.n = kTruncated;
           continue;
         }
@@ -523,17 +527,15 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         }
         p.n = std::uint32_t(succ.size());
         for (std::uint32_t k = 0; k < p.n; ++k)
-          if (succ[k].id == kNone) {
-            ch.cands.push_back(succ[k]);
-            ch.cands.back().hash = (std::uint64_t(p.gid) << kSuccBits) | k;
-          }
+          if (succ[k].id == kNone)
+            ch.cands.push_back({succ[k].dest, succ[k].q, (std::uint64_t(p.gid) << kSuccBits) | k});
       }
     });
     for (auto& o : out) o.clear();
     for (const Chunk& ch : chunks)
-      for (const Succ& x : ch.cands) {
+      for (const Cand& x : ch.cands) {
         append(out[x.dest], x.q);
-        append(out[x.dest], x.hash);
+        append(out[x.dest], x.origin);
       }
     c_.exchange(out, in);
     for (std::size_t s = 0; s < nr; ++s)

@@ -15,6 +15,7 @@
 #include "app/registry.hpp"
 #include "app/report.hpp"
 #include "explorer/checks.hpp"
+#include "tests/model_cases.hpp"
 
 namespace blkmc::testing {
 namespace {
@@ -48,51 +49,37 @@ CheckOutcome check_on_ranks(const ModelHandle& mh, int n, const std::string& var
 }
 
 TEST_CASE("distributed: every model gives the one-process results on 1 to 4 ranks") {
-  for (const ModelHandle* mh : all_models()) {
+  check_every_model(8, [](const ModelHandle& model) {
+    const ModelHandle* mh = &model;
     const ModelInfo& inf = mh->info();
-    rc::detail::TestParams params;
-    params.maxSuccess = 8;
-    params.maxDiscardRatio = 20;
-    const auto r = rc::detail::checkTestable(
-        [&] {
-          const std::string variant = inf.variants[*rc::gen::inRange<std::size_t>(0, inf.variants.size())].name;
-          Params p;
-          for (const ParamInfo& pi : inf.params)
-            p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
-          std::vector<std::string> props;
-          for (const PropInfo& pi : inf.props)
-            if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
-              props.push_back(pi.name);
-          if (props.empty()) RC_DISCARD("only safety properties are distributed");
-          SearchOptions opt;
-          opt.progress = false;
-          opt.bfs = true;
-          opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
-          if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
-          if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
-          CheckOutcome one;
-          try {
-            one = mh->check(variant, p, props, opt);
-          } catch (const UsageError&) {
-            RC_DISCARD("parameters the model refuses");
-          }
-          const int n = *rc::gen::inRange(1, 5);
-          opt.threads = *rc::gen::inRange(1u, 3u);
-          opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
-          const CheckOutcome many = check_on_ranks(*mh, n, variant, p, props, opt);
-          RC_LOG() << "ranks " << n << " threads " << opt.threads << " batch " << opt.level_batch
-                   << " max states " << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
-          RC_ASSERT(search_difference(one, many) == "");
-          RC_ASSERT(many.stats.ranks == unsigned(n));
-        },
-        rc::detail::TestMetadata{}, params);
-    INFO("model " << inf.name);
-    rc::detail::FailureResult f;
-    rc::detail::GaveUpResult g;
-    if (r.match(f)) MESSAGE(f.description);
-    if (r.match(g)) MESSAGE(g.description);
-    CHECK(r.template is<rc::detail::SuccessResult>());
-  }
+    const std::string variant = random_variant(inf);
+    const Params p = small_params(inf);
+    std::vector<std::string> props;
+    for (const PropInfo& pi : inf.props)
+      if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
+        props.push_back(pi.name);
+    if (props.empty()) RC_DISCARD("only safety properties are distributed");
+    SearchOptions opt;
+    opt.progress = false;
+    opt.bfs = true;
+    opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
+    if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
+    if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
+    CheckOutcome one;
+    try {
+      one = mh->check(variant, p, props, opt);
+    } catch (const UsageError&) {
+      RC_DISCARD("parameters the model refuses");
+    }
+    const int n = *rc::gen::inRange(1, 5);
+    opt.threads = *rc::gen::inRange(1u, 3u);
+    opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+    const CheckOutcome many = check_on_ranks(*mh, n, variant, p, props, opt);
+    RC_LOG() << "ranks " << n << " threads " << opt.threads << " batch " << opt.level_batch
+             << " max states " << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
+    RC_ASSERT(search_difference(one, many) == "");
+    RC_ASSERT(many.stats.ranks == unsigned(n));
+  });
 }
 
 TEST_CASE("distributed: progress and starvation properties, --dfs and compact stores are refused") {

@@ -6,6 +6,7 @@
 
 #include "app/registry.hpp"
 #include "model/tags/tags.hpp"
+#include "tests/model_cases.hpp"
 #include "tests/reduction_checks.hpp"
 
 namespace blkmc::testing {
@@ -86,44 +87,33 @@ namespace {
 // and its default), all properties, with and without the reductions: the
 // same verdicts, maxima and exactness; every trace found reduced replays.
 TEST_CASE("reduction: every model keeps its verdicts with the reductions on") {
-  for (const ModelHandle* mh : all_models()) {
-    const ModelInfo& inf = mh->info();
-    rc::detail::TestParams params;
-    params.maxSuccess = 12;
-    params.maxDiscardRatio = 20;
-    const auto r = rc::detail::checkTestable(
-        [&] {
-          const std::string variant = inf.variants[*rc::gen::inRange<std::size_t>(0, inf.variants.size())].name;
-          Params p;
-          for (const ParamInfo& pi : inf.params)
-            p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
-          SearchOptions opt;
-          opt.progress = false;
-          opt.bfs = *rc::gen::arbitrary<bool>();
-          opt.limits.max_states = 100000;
-          CheckOutcome full;
-          try {
-            full = mh->check(variant, p, {}, opt);
-          } catch (const UsageError&) {
-            RC_DISCARD("parameters the model refuses");
-          }
-          if (full.stop != StopReason::Complete && full.stop != StopReason::AllViolated) RC_DISCARD("too large");
-          opt.reduce = ReduceOptions::all();
-          const CheckOutcome red = mh->check(variant, p, {}, opt);
-          RC_ASSERT(red.stats.states <= full.stats.states);
-          RC_ASSERT(red.props.size() == full.props.size());
-          for (std::size_t i = 0; i < red.props.size(); ++i) {
-            RC_ASSERT(red.props[i].verdict == full.props[i].verdict);
-            RC_ASSERT(red.props[i].value == full.props[i].value);
-            RC_ASSERT(red.props[i].value_exact == full.props[i].value_exact);
-            if (red.props[i].trace && red.props[i].verdict == Verdict::Violated)
-              RC_ASSERT(mh->replay(*red.props[i].trace).reproduced);
-          }
-        },
-        rc::detail::TestMetadata{}, params);
-    INFO("model " << inf.name);
-    CHECK(r.template is<rc::detail::SuccessResult>());
-  }
+  check_every_model(12, [](const ModelHandle& model) {
+    const ModelHandle* mh = &model;
+    const std::string variant = random_variant(mh->info());
+    const Params p = small_params(mh->info());
+    SearchOptions opt;
+    opt.progress = false;
+    opt.bfs = *rc::gen::arbitrary<bool>();
+    opt.limits.max_states = 100000;
+    CheckOutcome full;
+    try {
+      full = mh->check(variant, p, {}, opt);
+    } catch (const UsageError&) {
+      RC_DISCARD("parameters the model refuses");
+    }
+    if (full.stop != StopReason::Complete && full.stop != StopReason::AllViolated) RC_DISCARD("too large");
+    opt.reduce = ReduceOptions::all();
+    const CheckOutcome red = mh->check(variant, p, {}, opt);
+    RC_ASSERT(red.stats.states <= full.stats.states);
+    RC_ASSERT(red.props.size() == full.props.size());
+    for (std::size_t i = 0; i < red.props.size(); ++i) {
+      RC_ASSERT(red.props[i].verdict == full.props[i].verdict);
+      RC_ASSERT(red.props[i].value == full.props[i].value);
+      RC_ASSERT(red.props[i].value_exact == full.props[i].value_exact);
+      if (red.props[i].trace && red.props[i].verdict == Verdict::Violated)
+        RC_ASSERT(mh->replay(*red.props[i].trace).reproduced);
+    }
+  });
 }
 
 }  // namespace
@@ -144,9 +134,7 @@ void sched_slicing() {
   const auto r = rc::detail::checkTestable(
       [&] {
         const int variant = *rc::gen::inRange(0, int(inf.variants.size()));
-        Params p;
-        for (const ParamInfo& pi : inf.params)
-          p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
+        const Params p = small_params(inf);
         std::optional<M> m;
         try {
           m.emplace(variant, p);

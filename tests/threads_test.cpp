@@ -13,53 +13,40 @@
 #include "app/registry.hpp"
 #include "app/report.hpp"
 #include "explorer/checks.hpp"
+#include "tests/model_cases.hpp"
 #include "model/tags/tags.hpp"
 
 namespace blkmc::testing {
 namespace {
 
 TEST_CASE("threads: every model gives the same results on 1 to 4 threads and either store") {
-  for (const ModelHandle* mh : all_models()) {
+  check_every_model(10, [](const ModelHandle& model) {
+    const ModelHandle* mh = &model;
     const ModelInfo& inf = mh->info();
-    rc::detail::TestParams params;
-    params.maxSuccess = 10;
-    params.maxDiscardRatio = 20;
-    const auto r = rc::detail::checkTestable(
-        [&] {
-          const std::string variant = inf.variants[*rc::gen::inRange<std::size_t>(0, inf.variants.size())].name;
-          Params p;
-          for (const ParamInfo& pi : inf.params)
-            p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
-          std::vector<std::string> props;
-          for (const PropInfo& pi : inf.props)
-            if (*rc::gen::arbitrary<bool>()) props.push_back(pi.name);
-          SearchOptions opt;
-          opt.progress = false;
-          opt.bfs = true;
-          opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 500, 20000, 150000);
-          if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
-          CheckOutcome one;
-          try {
-            one = mh->check(variant, p, props, opt);
-          } catch (const UsageError&) {
-            RC_DISCARD("parameters the model refuses");
-          }
-          opt.threads = *rc::gen::inRange(2u, 5u);
-          opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
-          opt.store = *rc::gen::element(StoreKind::Plain, StoreKind::Tree, StoreKind::HashCompact);
-          const CheckOutcome many = mh->check(variant, p, props, opt);
-          RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
-                   << opt.limits.max_states << " store " << to_string(opt.store) << '\n';
-          RC_ASSERT(search_difference(one, many) == "");
-        },
-        rc::detail::TestMetadata{}, params);
-    INFO("model " << inf.name);
-    rc::detail::FailureResult f;
-    rc::detail::GaveUpResult g;
-    if (r.match(f)) MESSAGE(f.description);
-    if (r.match(g)) MESSAGE(g.description);
-    CHECK(r.template is<rc::detail::SuccessResult>());
-  }
+    const std::string variant = random_variant(inf);
+    const Params p = small_params(inf);
+    std::vector<std::string> props;
+    for (const PropInfo& pi : inf.props)
+      if (*rc::gen::arbitrary<bool>()) props.push_back(pi.name);
+    SearchOptions opt;
+    opt.progress = false;
+    opt.bfs = true;
+    opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 500, 20000, 150000);
+    if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
+    CheckOutcome one;
+    try {
+      one = mh->check(variant, p, props, opt);
+    } catch (const UsageError&) {
+      RC_DISCARD("parameters the model refuses");
+    }
+    opt.threads = *rc::gen::inRange(2u, 5u);
+    opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+    opt.store = *rc::gen::element(StoreKind::Plain, StoreKind::Tree, StoreKind::HashCompact);
+    const CheckOutcome many = mh->check(variant, p, props, opt);
+    RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
+             << opt.limits.max_states << " store " << to_string(opt.store) << '\n';
+    RC_ASSERT(search_difference(one, many) == "");
+  });
 }
 
 // A plain breadth-first search: a queue, ids in insertion order, stopping
