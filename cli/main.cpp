@@ -513,6 +513,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
     std::cerr << "blkmc: out of memory (use --memory to stop cleanly before this)\n";
     return kExitIncomplete;
   } catch (const std::exception& e) {
+    // An interrupt may surface as a solver's error (z3: "push canceled").
+    if (g_interrupted) {
+      std::cerr << "blkmc: interrupted\n";
+      return kExitIncomplete;
+    }
     std::cerr << "blkmc: error: " << e.what() << '\n';
     return kExitUsage;
   }
