@@ -22,6 +22,7 @@ nlohmann::json stats_json(const Stats& s) {
           {"threads", s.threads},
           {"ranks", s.ranks},
           {"store", s.store},
+          {"disk_bytes", s.disk_bytes},
           {"omission_probability", s.omission_probability}};
 }
 
@@ -62,9 +63,13 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
 std::string stats_text(const Stats& s) {
   return fmt::format(
       "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state ({} "
-      "store), peak RSS {}, {} thread{}{}",
+      "store){}, peak RSS {}, {} thread{}{}",
       s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
-      s.bytes_per_state, s.store, human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s",
+      s.bytes_per_state, s.store,
+      s.disk_bytes ? fmt::format(", disk {} ({:.1f} bytes/state)", human_bytes(double(s.disk_bytes)),
+                                 s.states ? double(s.disk_bytes) / double(s.states) : 0.0)
+                   : "",
+      human_bytes(double(s.peak_rss_bytes)), s.threads, s.threads == 1 ? "" : "s",
       s.ranks > 1 ? fmt::format(" on each of {} ranks (store and RSS: all ranks)", s.ranks) : "");
 }
 
@@ -84,7 +89,8 @@ std::string outcome_text(const CheckOutcome& o) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     // A lossy store never gives a bare "holds" (nor an exact maximum).
     if (o.stats.omission_probability > 0 && p.verdict == Verdict::Holds)
-      out += fmt::format("  (hash compaction: ~{:.1e} chance that a state was omitted)",
+      out += fmt::format("  ({}: ~{:.1e} chance that a state was omitted)",
+                         o.stats.store == "bitstate" ? "bitstate" : "hash compaction",
                          o.stats.omission_probability);
     out += '\n';
   }

@@ -140,9 +140,23 @@ int blkmc::blkmc_main(int argc, char** argv) {
   std::string store_kind = "plain";
   check->add_option("--store", store_kind,
                     "how visited states are kept: plain (every state's bytes), tree (tree "
-                    "compression) or hash (hash compaction: 64-bit hashes only, lossy; verdicts "
-                    "say the chance of an omitted state); tree and hash search breadth-first")
-      ->check(CLI::IsMember({"plain", "tree", "hash"}));
+                    "compression), hash (hash compaction: 64-bit hashes only, lossy; verdicts "
+                    "say the chance of an omitted state), disk (levels and visited set on disk, "
+                    "duplicates found once per level) or bitstate (3 bits a state, lossy; levels "
+                    "on disk); all but plain search breadth-first")
+      ->check(CLI::IsMember({"plain", "tree", "hash", "disk", "bitstate"}));
+  std::string disk_dir;
+  check->add_option("--disk-dir", disk_dir,
+                    "where the disk and bitstate stores put their scratch directory (default: "
+                    "$TMPDIR or /tmp; removed at the end)");
+  double sort_mib = 0;
+  check->add_option("--sort-buffer", sort_mib,
+                    "disk store: RAM for each of a level's two sorts, MiB (default: a quarter of --memory)")
+      ->check(finite_range(1.0, 1e7));
+  unsigned bitstate_log2 = 0;
+  check->add_option("--bitstate-bits", bitstate_log2,
+                    "bitstate: a bit array of 2^N bits (default: the largest in half of --memory, at most 2^35)")
+      ->check(CLI::Range(20u, 40u));
   check->add_option("--threads", threads, "workers of a breadth-first search (default: every core)")
       ->check(CLI::Range(1u, 1024u));
   check->add_option("--max-states", max_states, "stop after this many states")
@@ -381,9 +395,21 @@ int blkmc::blkmc_main(int argc, char** argv) {
       SearchOptions opt;
       opt.bfs = !dfs;
       opt.threads = threads ? threads : default_threads();
-      opt.store = store_kind == "tree"   ? StoreKind::Tree
-                  : store_kind == "hash" ? StoreKind::HashCompact
-                                         : StoreKind::Plain;
+      opt.store = store_kind == "tree"       ? StoreKind::Tree
+                  : store_kind == "hash"     ? StoreKind::HashCompact
+                  : store_kind == "disk"     ? StoreKind::Disk
+                  : store_kind == "bitstate" ? StoreKind::Bitstate
+                                             : StoreKind::Plain;
+      const bool on_disk = opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate;
+      if (!on_disk && (!disk_dir.empty() || sort_mib > 0 || bitstate_log2))
+        throw UsageError("--disk-dir, --sort-buffer and --bitstate-bits are for --store disk or bitstate");
+      if (sort_mib > 0 && opt.store != StoreKind::Disk) throw UsageError("--sort-buffer is for --store disk");
+      if (bitstate_log2 && opt.store != StoreKind::Bitstate) throw UsageError("--bitstate-bits is for --store bitstate");
+      if (!disk_dir.empty() && !std::filesystem::is_directory(disk_dir))
+        throw UsageError(fmt::format("--disk-dir {}: not a directory", disk_dir));
+      opt.disk_dir = disk_dir;
+      opt.sort_buffer_bytes = std::size_t(sort_mib * 1024 * 1024);
+      opt.bitstate_log2 = bitstate_log2;
       opt.progress = !quiet;
       opt.cluster = cluster;
       opt.limits.max_states = max_states;

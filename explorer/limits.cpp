@@ -53,6 +53,8 @@ std::string to_string(StopReason r) {
       return "memory limit reached";
     case StopReason::Interrupted:
       return "interrupted";
+    case StopReason::Disk:
+      return "disk space limit reached";
   }
   return "?";
 }

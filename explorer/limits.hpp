@@ -15,7 +15,7 @@ struct Limits {
   std::uint64_t memory_bytes = 0;  // 0: none; the visited store's bytes
 };
 
-enum class StopReason { Complete, AllViolated, MaxStates, MaxDepth, Time, Memory, Interrupted };
+enum class StopReason { Complete, AllViolated, MaxStates, MaxDepth, Time, Memory, Interrupted, Disk };
 std::string to_string(StopReason r);
 
 struct Stats {
@@ -26,6 +26,7 @@ struct Stats {
   double states_per_second = 0;
   double bytes_per_state = 0;  // visited store (states, parents, depths, table) / states
   std::uint64_t store_bytes = 0;
+  std::uint64_t disk_bytes = 0;  // the disk and bitstate stores' files
   std::uint64_t peak_rss_bytes = 0;
   // The reductions that applied (explorer/reduction.hpp), and how many
   // states the partial-order reduction expanded with an ample set or fully

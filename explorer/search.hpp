@@ -41,6 +41,7 @@
 #include "explorer/limits.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
+#include "explorer/disk_store.hpp"
 #include "explorer/hash_compact_store.hpp"
 #include "explorer/tree_store.hpp"
 #include "common/errors.hpp"
@@ -69,6 +70,13 @@ struct SearchOptions {
   // How visited states are kept: every state's bytes, or tree-compressed
   // (breadth-first only).
   StoreKind store = StoreKind::Plain;
+  // The disk and bitstate stores (explorer/disk_store.hpp): where their
+  // scratch directory goes (empty: $TMPDIR or /tmp), the RAM of each of a
+  // level's sorts (0: a quarter of the memory limit), and the bit array's
+  // size, 2^bitstate_log2 bits (0: from the memory limit).
+  std::string disk_dir;
+  std::size_t sort_buffer_bytes = 0;
+  unsigned bitstate_log2 = 0;
   // The ranks of a distributed search (explorer/distributed_search.hpp);
   // null: this process alone.
   Cluster* cluster = nullptr;
@@ -98,7 +106,7 @@ class Search {
   Search(const M& m, const SearchOptions& opt, std::optional<State> start = std::nullopt)
       : m_(m),
         opt_(opt),
-        red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
+        red_(m, reductions(opt), opt.props, opt.limits.max_depth != 0),
         start_state_(start ? *start : m.initial()) {
     if (opt.store != StoreKind::Plain && !opt.bfs)
       throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", to_string(opt.store)));
@@ -106,6 +114,11 @@ class Search {
       store_ = std::make_unique<TreeStore>(m.state_bytes());
     } else if (opt.store == StoreKind::HashCompact) {
       store_ = std::make_unique<HashCompactStore>(m.state_bytes());
+    } else if (opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate) {
+      auto disk = std::make_unique<DiskStore>(
+          m.state_bytes(), opt.disk_dir, opt.store == StoreKind::Bitstate ? bitstate_bits(opt) : 0);
+      disk_ = disk.get();
+      store_ = std::move(disk);
     } else {
       auto plain = std::make_unique<StateStore>(m.state_bytes());
       plain_ = plain.get();
@@ -120,7 +133,7 @@ class Search {
                                                                  : StateStore::kNone,
                                           StateStore::kNone - 1);
     start_ = last_progress_ = Clock::now();
-    const StopReason r = opt_.bfs ? levels(obs) : loop(obs);
+    const StopReason r = !opt_.bfs ? loop(obs) : disk_ ? disk_levels(obs) : levels(obs);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
     return r;
   }
@@ -138,6 +151,7 @@ class Search {
     st.store_bytes = store_->memory_bytes() + extra_bytes;
     st.store = to_string(opt_.store);
     st.omission_probability = store_->omission_probability();
+    st.disk_bytes = store_->disk_bytes();
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.peak_rss_bytes = peak_rss_bytes();
     const ReductionStats rs = red_.stats();
@@ -285,6 +299,26 @@ class Search {
   // Breadth-first, level by level (explorer/level_search.hpp).
   template <class Obs>
   StopReason levels(Obs& obs);
+  // Breadth-first into the disk or bitstate store (explorer/disk_search.hpp).
+  template <class Obs>
+  StopReason disk_levels(Obs& obs);
+
+  // Partial-order reduction decides with lookups while a state is
+  // expanded, which the disk stores answer a level later: off there.
+  static ReduceOptions reductions(const SearchOptions& opt) {
+    ReduceOptions r = opt.reduce;
+    if (opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate) r.por = false;
+    return r;
+  }
+  // The bit array: as asked, else the largest power of two bits in half the
+  // memory limit, from 2^20 to 2^35 (4 GiB).
+  static unsigned bitstate_bits(const SearchOptions& opt) {
+    if (opt.bitstate_log2) return opt.bitstate_log2;
+    const std::uint64_t bytes = opt.limits.memory_bytes ? opt.limits.memory_bytes / 2 : std::uint64_t(1) << 32;
+    unsigned lg = 20;
+    while (lg < 35 && (std::uint64_t(1) << (lg + 1)) / 8 <= bytes) ++lg;
+    return lg;
+  }
 
   // Depth-first, on one thread.
   template <class Obs>
@@ -368,11 +402,13 @@ class Search {
       last_progress_ = now;
       const std::string where =
           level < 0 ? fmt::format("depth {}", max_depth_) : fmt::format("level {}", level);
-      std::fprintf(stderr, "[blkmc] %s states, %s transitions, %s, %s states/s, store %s, %.0f s\n",
+      const std::uint64_t disk = store_->disk_bytes();
+      std::fprintf(stderr, "[blkmc] %s states, %s transitions, %s, %s states/s, store %s%s, %.0f s\n",
                    human_count(double(store_->size())).c_str(),
                    human_count(double(transitions_)).c_str(), where.c_str(),
                    human_count(double(store_->size()) / el).c_str(),
-                   human_bytes(double(store_->memory_bytes())).c_str(), el);
+                   human_bytes(double(store_->memory_bytes())).c_str(),
+                   disk ? (", disk " + human_bytes(double(disk))).c_str() : "", el);
     }
     return std::nullopt;
   }
@@ -382,6 +418,7 @@ class Search {
   Reduction<M> red_;
   std::unique_ptr<VisitedStore> store_;
   StateStore* plain_ = nullptr;  // store_, when it is the plain store (depth-first search's)
+  DiskStore* disk_ = nullptr;    // store_, when it is the disk or bitstate store
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
   std::uint64_t transitions_ = 0;
@@ -395,3 +432,4 @@ class Search {
 }  // namespace blkmc
 
 #include "explorer/level_search.hpp"
+#include "explorer/disk_search.hpp"

@@ -1,6 +1,8 @@
 // What the breadth-first search asks of a visited-state store, whatever
 // keeps the states: the plain store (explorer/state_store.hpp, every state's
-// bytes) or the tree-compressed one (explorer/tree_store.hpp).
+// bytes), the tree-compressed one (explorer/tree_store.hpp), hash
+// compaction, or the disk and bitstate stores (explorer/disk_store.hpp,
+// searched by explorer/disk_search.hpp, not by this interface's lookups).
 //
 // Ids are dense, in insertion order. During a level's expansion many threads
 // look states up while nobody writes; then, after reserve(n), the level's
@@ -20,9 +22,15 @@
 namespace blkmc {
 
 // How the visited states are kept (check --store).
-enum class StoreKind { Plain, Tree, HashCompact };
+enum class StoreKind { Plain, Tree, HashCompact, Disk, Bitstate };
 inline std::string to_string(StoreKind k) {
-  return k == StoreKind::Tree ? "tree" : k == StoreKind::HashCompact ? "hash" : "plain";
+  switch (k) {
+    case StoreKind::Tree: return "tree";
+    case StoreKind::HashCompact: return "hash";
+    case StoreKind::Disk: return "disk";
+    case StoreKind::Bitstate: return "bitstate";
+    default: return "plain";
+  }
 }
 
 // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
@@ -53,6 +61,8 @@ class VisitedStore {
   }
   // The chance that a state was taken for another and omitted (0: lossless).
   virtual double omission_probability() const { return 0; }
+  // What it keeps on disk (the disk and bitstate stores).
+  virtual std::uint64_t disk_bytes() const { return 0; }
   virtual std::uint32_t parent(std::uint32_t id) const = 0;
   virtual std::uint32_t depth(std::uint32_t id) const = 0;
   // hash: hash_padded of the state's bytes. The id, or kNone.

@@ -1,0 +1,319 @@
+// Breadth-first search into the disk store or bitstate (explorer/
+// disk_store.hpp): Search<M>::disk_levels, included by explorer/search.hpp.
+//
+// Level d's states are read back from their file in id order, in rounds of
+// parents expanded on every worker. Then, on one thread, in parent order:
+//   bitstate  each successor's bits are tested and set; a successor with a
+//             bit unset is new, and since this happens in origin order
+//             (parent id, successor index) the round is replayed to the
+//             observer at once;
+//   disk      each successor goes into a sort by (hash, state, origin);
+//             after the level the sort's runs are merged, equal states
+//             keep their smallest origin, and the result is merged with
+//             the visited runs: what none of them has is new. The new
+//             states are added to the visited set as one more run and
+//             sorted again by origin, and the level is replayed.
+// The replay gives the new states their ids in origin order, the order a
+// one-thread search stores them in, and stops where it would (every
+// property answered, --max-states), so ids, counts, verdicts and traces are
+// those of the plain store (without partial-order reduction, which needs
+// a lookup while a state is expanded; slicing and symmetry stay).
+//
+// Not here: progress and starvation (their edge log and cycle search need
+// every edge in memory) and depth-first search.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "explorer/disk_store.hpp"
+#include "explorer/external_sort.hpp"
+#include "explorer/worker_pool.hpp"
+
+namespace blkmc {
+
+namespace disk_search {
+
+constexpr std::size_t kRound = 1u << 14;          // parents expanded between two replays, at most
+constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
+constexpr unsigned kSuccBits = 24;                 // origin = parent << kSuccBits | successor
+constexpr std::uint64_t kDiskReserve = 1ull << 30;  // free space a level may not start below
+
+inline void put_be64(std::uint8_t* p, std::uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = std::uint8_t(v);
+}
+inline std::uint64_t get64(const std::uint8_t* p) {  // a new state's (native) origin
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline std::uint64_t get_be64(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
+  return v;
+}
+
+// The visited runs, read alongside a sorted stream of (hash, key, ...)
+// records: contains(r) for records in increasing order.
+class RunsCursor {
+ public:
+  RunsCursor(const std::vector<BlockFile>& runs, std::size_t key_bytes) : len_(key_bytes) {
+    for (const BlockFile& f : runs) {
+      readers_.push_back(std::make_unique<BlockReader>(f));
+      heads_.push_back(readers_.back()->next());
+    }
+  }
+  bool contains(const std::uint8_t* r) {
+    bool found = false;
+    for (std::size_t k = 0; k < heads_.size(); ++k) {
+      while (heads_[k] && cmp(heads_[k], r) < 0) heads_[k] = readers_[k]->next();
+      found = found || (heads_[k] && cmp(heads_[k], r) == 0);
+    }
+    return found;
+  }
+
+ private:
+  int cmp(const std::uint8_t* a, const std::uint8_t* b) const {
+    std::uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return x < y ? -1 : 1;
+    return std::memcmp(a + 8, b + 8, len_);
+  }
+  std::size_t len_;
+  std::vector<std::unique_ptr<BlockReader>> readers_;
+  std::vector<const std::uint8_t*> heads_;
+};
+
+}  // namespace disk_search
+
+template <class M>
+template <class Obs>
+StopReason Search<M>::disk_levels(Obs& obs) {
+  namespace ds = disk_search;
+  if (obs.wants_edges())
+    throw UsageError(fmt::format("the {} store keeps no edges: progress and starvation properties need "
+                                 "--store plain or tree",
+                                 to_string(opt_.store)));
+  DiskStore& st = *disk_;
+  const std::size_t len = m_.state_bytes();
+  const auto& lim = opt_.limits;
+  // RAM for each of a level's two sorts: a quarter of --memory by default.
+  const std::size_t budget = opt_.sort_buffer_bytes  ? opt_.sort_buffer_bytes
+                             : lim.memory_bytes      ? std::size_t(lim.memory_bytes / 4)
+                                                     : std::size_t(1) << 30;
+
+  {
+    State start = start_state_;
+    red_.key(start);
+    const std::uint64_t h = hash_of(start);
+    st.begin_level();
+    st.append(start.b.data(), StateStore::kNone);
+    st.end_level();
+    if (st.bitstate()) {
+      st.test_and_set(h);
+    } else {
+      BlockWriter w(st.new_file("visited"), st.run_record_bytes(), true);
+      std::vector<std::uint8_t> rec(8 + len);
+      std::memcpy(rec.data(), &h, 8);
+      std::memcpy(rec.data() + 8, start.b.data(), len);
+      w.add(rec.data());
+      st.add_visited_run(w.finish());
+    }
+    obs.on_new(0, start);
+  }
+  if (obs.done()) return StopReason::AllViolated;
+
+  WorkerPool pool(std::max(1u, opt_.threads));
+  std::vector<Reduction<M>> reds(pool.size(), red_);
+  struct Out {
+    State key;
+    std::uint64_t hash;
+  };
+  struct Chunk {
+    std::vector<Out> succ;
+    std::vector<std::uint32_t> nsucc;  // per parent
+  };
+  const std::size_t chunk = 64;
+  std::vector<Chunk> chunks;
+  std::vector<std::uint8_t> round;     // the parents of a round, their keys
+  std::vector<std::uint32_t> nsucc;    // per parent of the level: successors, or kTruncated
+  std::vector<std::uint8_t> cand(8 + len + 8), fresh_rec(8 + len);
+  bool truncated = false;
+
+  for (std::uint32_t depth = 0; depth < st.levels(); ++depth) {
+    const std::size_t lo = st.level_first(depth), hi = st.size();
+    if (lo == hi) break;
+    if (auto r = check_clock_and_memory(int(depth))) return *r;
+    if (st.scratch().free_bytes() < ds::kDiskReserve) return StopReason::Disk;
+    const bool at_bound = lim.max_depth && depth >= lim.max_depth;
+    nsucc.assign(hi - lo, 0);
+    std::optional<StopReason> stop;
+    std::unique_ptr<ExternalSorter> by_state;
+    if (!st.bitstate())
+      // At the depth bound every parent of a successor not visited is
+      // truncated, so equal states from several parents are all kept.
+      by_state = std::make_unique<ExternalSorter>(st.scratch(), fmt::format("cand{}", depth), 8 + len + 8,
+                                                  at_bound ? 8 + len + 8 : 8 + len, budget);
+
+    // Replays parents [p0, p1) to the observer; next_new() gives the new
+    // states in origin order as (origin, key) records, or nullptr. (In a
+    // candidate the origin is big-endian and last, so that memcmp orders
+    // it; here it is the sort's leading word.)
+    const std::uint8_t* head = nullptr;
+    auto replay = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
+      for (std::size_t p = p0; p < p1 && !stop; ++p) {
+        const std::uint32_t n = nsucc[p - lo];
+        if (n == ds::kTruncated) {
+          truncated = true;
+          continue;
+        }
+        transitions_ += n;
+        bool whole = true;
+        while (head && (ds::get64(head) >> ds::kSuccBits) == p) {
+          if (st.size() >= max_states_) {
+            whole = false;
+            stop = StopReason::MaxStates;
+            break;
+          }
+          State s{};
+          std::memcpy(s.b.data(), head + 8, len);
+          const auto id = std::uint32_t(st.size());
+          st.append(s.b.data(), std::uint32_t(p));
+          max_depth_ = std::max(max_depth_, depth + 1);
+          obs.on_new(id, s);
+          head = next_new();
+        }
+        State cur{};
+        if (n == 0) parent_state(p, cur);
+        obs.on_expanded(std::uint32_t(p), cur, n, whole);
+        if (obs.done()) stop = StopReason::AllViolated;
+      }
+    };
+
+    if (!at_bound) st.begin_level();
+    try {
+      // Expand, round by round.
+      BlockReader parents(st.level(depth));
+      std::vector<std::uint8_t> fresh;  // bitstate: a round's new states, (origin, key)
+      for (std::size_t r0 = lo; r0 < hi && !stop; r0 += ds::kRound) {
+        const std::size_t r1 = std::min(hi, r0 + ds::kRound);
+        round.resize((r1 - r0) * len);
+        for (std::size_t p = r0; p < r1; ++p) {
+          const std::uint8_t* rec = parents.next();
+          if (!rec) throw DiskError("a level file is shorter than its level");
+          std::memcpy(round.data() + (p - r0) * len, rec, len);
+        }
+        if (auto r = check_clock_and_memory(int(depth))) {
+          stop = r;
+          break;
+        }
+        const std::size_t nchunks = (r1 - r0 + chunk - 1) / chunk;
+        if (chunks.size() < nchunks) chunks.resize(nchunks);
+        pool.run(nchunks, [&](std::size_t c, unsigned w) {
+          Chunk& ch = chunks[c];
+          ch.succ.clear();
+          ch.nsucc.clear();
+          State cur{};
+          const std::size_t p0 = r0 + c * chunk, p1 = std::min(r1, p0 + chunk);
+          for (std::size_t p = p0; p < p1; ++p) {
+            std::memcpy(cur.b.data(), round.data() + (p - r0) * len, len);
+            std::uint32_t n = 0;
+            m_.for_each_successor(cur, [&](const Step&, const State& next) {
+              Out o{next, 0};
+              reds[w].key(o.key);
+              o.hash = hash_of(o.key);
+              ch.succ.push_back(o);
+              ++n;
+            });
+            ch.nsucc.push_back(n);
+          }
+        });
+        fresh.clear();
+        for (std::size_t c = 0; c < nchunks; ++c) {
+          const Chunk& ch = chunks[c];
+          std::size_t k = 0;
+          for (std::size_t j = 0; j < ch.nsucc.size(); ++j) {
+            const std::size_t p = r0 + c * chunk + j;
+            std::uint32_t& n = nsucc[p - lo];
+            n = ch.nsucc[j];
+            for (std::uint32_t i = 0; i < ch.nsucc[j]; ++i, ++k) {
+              const Out& o = ch.succ[k];
+              const std::uint64_t origin = (std::uint64_t(p) << ds::kSuccBits) | i;
+              if (st.bitstate()) {
+                // At the depth bound a parent is truncated only if a
+                // successor was not reached another way.
+                if (at_bound) {
+                  if (!st.test(o.hash)) n = ds::kTruncated;
+                } else if (!st.test_and_set(o.hash)) {
+                  std::memcpy(fresh_rec.data(), &origin, 8);
+                  std::memcpy(fresh_rec.data() + 8, o.key.b.data(), len);
+                  fresh.insert(fresh.end(), fresh_rec.begin(), fresh_rec.end());
+                }
+              } else {
+                std::memcpy(cand.data(), &o.hash, 8);
+                std::memcpy(cand.data() + 8, o.key.b.data(), len);
+                ds::put_be64(cand.data() + 8 + len, origin);
+                by_state->add(cand.data());
+              }
+            }
+          }
+        }
+        if (st.bitstate()) {
+          std::size_t at = 0;
+          auto next_new = [&]() -> const std::uint8_t* {
+            at += 8 + len;
+            return at < fresh.size() ? fresh.data() + at : nullptr;
+          };
+          head = fresh.empty() ? nullptr : fresh.data();
+          replay(r0, r1, next_new, [&](std::size_t p, State& s) {
+            std::memcpy(s.b.data(), round.data() + (p - r0) * len, len);
+          });
+        }
+      }
+      if (!st.bitstate() && !stop) {
+        // Duplicate detection for the level: its successors, sorted and one
+        // of each, against the visited runs.
+        ds::RunsCursor visited(st.visited_runs(), len);
+        std::unique_ptr<BlockWriter> run;
+        std::unique_ptr<ExternalSorter> by_origin;
+        if (!at_bound) {
+          run = std::make_unique<BlockWriter>(st.new_file("visited"), st.run_record_bytes(), true);
+          by_origin = std::make_unique<ExternalSorter>(st.scratch(), fmt::format("new{}", depth), 8 + len, 8, budget);
+        }
+        while (const std::uint8_t* r = by_state->next()) {
+          if (visited.contains(r)) continue;
+          const std::uint64_t origin = ds::get_be64(r + 8 + len);
+          if (at_bound) {
+            nsucc[(origin >> ds::kSuccBits) - lo] = ds::kTruncated;
+            continue;
+          }
+          run->add(r);
+          std::memcpy(fresh_rec.data(), &origin, 8);
+          std::memcpy(fresh_rec.data() + 8, r + 8, len);
+          by_origin->add(fresh_rec.data());
+        }
+        by_state.reset();
+        if (run) st.add_visited_run(run->finish());
+        if (by_origin) {
+          head = by_origin->next();
+          replay(lo, hi, [&] { return by_origin->next(); },
+                 [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
+        } else {
+          head = nullptr;
+          replay(lo, hi, [] { return static_cast<const std::uint8_t*>(nullptr); },
+                 [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
+        }
+      }
+    } catch (...) {
+      st.end_level();
+      throw;
+    }
+    st.end_level();
+    if (stop) return *stop;
+  }
+  return truncated ? StopReason::MaxDepth : StopReason::Complete;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,120 @@
+#include "explorer/external_sort.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace blkmc {
+
+namespace {
+std::uint64_t word(const std::uint8_t* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+}  // namespace
+
+ExternalSorter::ExternalSorter(const ScratchDir& dir, std::string tag, std::size_t record_bytes,
+                               std::size_t unique_bytes, std::size_t budget_bytes)
+    : dir_(dir),
+      tag_(std::move(tag)),
+      rec_(record_bytes),
+      unique_(unique_bytes),
+      cap_records_(std::max<std::size_t>(16, budget_bytes / (record_bytes + sizeof(order_[0])))) {}
+
+ExternalSorter::~ExternalSorter() {
+  for (const BlockFile& f : runs_) f.remove();
+}
+
+bool ExternalSorter::less(const std::uint8_t* a, const std::uint8_t* b) const {
+  const std::uint64_t x = word(a), y = word(b);
+  if (x != y) return x < y;
+  return std::memcmp(a + 8, b + 8, rec_ - 8) < 0;
+}
+
+bool ExternalSorter::same(const std::uint8_t* a, const std::uint8_t* b) const {
+  return std::memcmp(a, b, unique_) == 0;
+}
+
+void ExternalSorter::add(const std::uint8_t* rec) {
+  if (order_.size() == cap_records_) spill();
+  order_.emplace_back(word(rec), std::uint32_t(order_.size()));
+  buf_.insert(buf_.end(), rec, rec + rec_);
+}
+
+void ExternalSorter::sort_buffer() {
+  const std::uint8_t* base = buf_.data();
+  std::sort(order_.begin(), order_.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return std::memcmp(base + std::size_t(a.second) * rec_ + 8, base + std::size_t(b.second) * rec_ + 8, rec_ - 8) < 0;
+  });
+}
+
+void ExternalSorter::spill() {
+  if (order_.empty()) return;
+  sort_buffer();
+  BlockWriter w(dir_.file(fmt::format("{}-run{}", tag_, runs_.size())), rec_, true);
+  const std::uint8_t* prev = nullptr;
+  for (const auto& [wd, i] : order_) {
+    const std::uint8_t* r = buf_.data() + std::size_t(i) * rec_;
+    if (prev && same(prev, r)) continue;
+    w.add(r);
+    prev = r;
+  }
+  runs_.push_back(w.finish());
+  order_.clear();
+  buf_.clear();
+}
+
+void ExternalSorter::start_merge() {
+  reading_ = true;
+  prev_.resize(rec_);
+  last_.resize(rec_);
+  if (runs_.empty()) {
+    sort_buffer();
+    return;
+  }
+  spill();
+  buf_ = {};
+  order_ = {};
+  for (const BlockFile& f : runs_) {
+    readers_.push_back(std::make_unique<BlockReader>(f));
+    heads_.push_back(readers_.back()->next());
+  }
+}
+
+const std::uint8_t* ExternalSorter::next_any() {
+  if (readers_.empty()) {
+    if (mem_pos_ == order_.size()) return nullptr;
+    return buf_.data() + std::size_t(order_[mem_pos_++].second) * rec_;
+  }
+  // The runs are few (the buffer is large): a linear scan for the least head.
+  std::size_t best = heads_.size();
+  for (std::size_t k = 0; k < heads_.size(); ++k)
+    if (heads_[k] && (best == heads_.size() || less(heads_[k], heads_[best]))) best = k;
+  if (best == heads_.size()) return nullptr;
+  std::memcpy(last_.data(), heads_[best], rec_);
+  heads_[best] = readers_[best]->next();
+  return last_.data();
+}
+
+const std::uint8_t* ExternalSorter::next() {
+  if (!reading_) start_merge();
+  while (true) {
+    const std::uint8_t* r = next_any();
+    if (!r) return nullptr;
+    if (have_last_ && same(prev_.data(), r)) continue;  // a duplicate of the one returned last
+    std::memcpy(prev_.data(), r, rec_);
+    have_last_ = true;
+    return r;
+  }
+}
+
+std::uint64_t ExternalSorter::disk_bytes() const {
+  std::uint64_t n = 0;
+  for (const BlockFile& f : runs_) n += f.bytes;
+  return n;
+}
+
+}  // namespace blkmc
