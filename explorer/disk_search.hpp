@@ -136,11 +136,27 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     std::vector<std::uint32_t> nsucc;  // per parent
   };
   const std::size_t chunk = 64;
-  std::vector<Chunk> chunks;
-  std::vector<std::uint8_t> round;     // the parents of a round, their keys
+  struct Round {
+    std::size_t r0 = 0, r1 = 0, nchunks = 0;  // parents [r0, r1)
+    std::vector<std::uint8_t> keys;           // theirs
+    std::vector<Chunk> chunks;                // their successors
+  };
+  Round rounds[2];
   std::vector<std::uint32_t> nsucc;    // per parent of the level: successors, or kTruncated
   std::vector<std::uint8_t> cand(8 + len + 8), fresh_rec(8 + len);
   bool truncated = false;
+  // The level's two sorts (disk store): by state, then the new states by
+  // origin; kept from level to level with their buffers.
+  std::unique_ptr<ExternalSorter> by_state, by_origin;
+  if (!st.bitstate()) {
+    by_state = std::make_unique<ExternalSorter>(st.scratch(), "cand", 8 + len + 8, 8 + len, budget);
+    by_origin = std::make_unique<ExternalSorter>(st.scratch(), "new", 8 + len, 8, budget);
+    const ParFor par = [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+      pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
+    };
+    by_state->set_parallel(par, pool.size());
+    by_origin->set_parallel(par, pool.size());
+  }
 
   for (std::uint32_t depth = 0; depth < st.levels(); ++depth) {
     const std::size_t lo = st.level_first(depth), hi = st.size();
@@ -150,12 +166,9 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     const bool at_bound = lim.max_depth && depth >= lim.max_depth;
     nsucc.assign(hi - lo, 0);
     std::optional<StopReason> stop;
-    std::unique_ptr<ExternalSorter> by_state;
-    if (!st.bitstate())
-      // At the depth bound every parent of a successor not visited is
-      // truncated, so equal states from several parents are all kept.
-      by_state = std::make_unique<ExternalSorter>(st.scratch(), fmt::format("cand{}", depth), 8 + len + 8,
-                                                  at_bound ? 8 + len + 8 : 8 + len, budget);
+    // At the depth bound every parent of a successor not visited is
+    // truncated, so equal states from several parents are all kept.
+    if (by_state) by_state->reset(fmt::format("cand{}", depth), at_bound ? 8 + len + 8 : 8 + len);
 
     // Replays parents [p0, p1) to the observer; next_new() gives the new
     // states in origin order as (origin, key) records, or nullptr. (In a
@@ -194,48 +207,18 @@ StopReason Search<M>::disk_levels(Obs& obs) {
 
     if (!at_bound) st.begin_level();
     try {
-      // Expand, round by round.
+      // Expand, round by round; one thread takes each round's successors
+      // in order (sorts them, or tests their bits) while the workers expand
+      // the next round.
       BlockReader parents(st.level(depth));
       std::vector<std::uint8_t> fresh;  // bitstate: a round's new states, (origin, key)
-      for (std::size_t r0 = lo; r0 < hi && !stop; r0 += ds::kRound) {
-        const std::size_t r1 = std::min(hi, r0 + ds::kRound);
-        round.resize((r1 - r0) * len);
-        for (std::size_t p = r0; p < r1; ++p) {
-          const std::uint8_t* rec = parents.next();
-          if (!rec) throw DiskError("a level file is shorter than its level");
-          std::memcpy(round.data() + (p - r0) * len, rec, len);
-        }
-        if (auto r = check_clock_and_memory(int(depth))) {
-          stop = r;
-          break;
-        }
-        const std::size_t nchunks = (r1 - r0 + chunk - 1) / chunk;
-        if (chunks.size() < nchunks) chunks.resize(nchunks);
-        pool.run(nchunks, [&](std::size_t c, unsigned w) {
-          Chunk& ch = chunks[c];
-          ch.succ.clear();
-          ch.nsucc.clear();
-          State cur{};
-          const std::size_t p0 = r0 + c * chunk, p1 = std::min(r1, p0 + chunk);
-          for (std::size_t p = p0; p < p1; ++p) {
-            std::memcpy(cur.b.data(), round.data() + (p - r0) * len, len);
-            std::uint32_t n = 0;
-            m_.for_each_successor(cur, [&](const Step&, const State& next) {
-              Out o{next, 0};
-              reds[w].key(o.key);
-              o.hash = hash_of(o.key);
-              ch.succ.push_back(o);
-              ++n;
-            });
-            ch.nsucc.push_back(n);
-          }
-        });
+      auto consume = [&](Round& R) {
         fresh.clear();
-        for (std::size_t c = 0; c < nchunks; ++c) {
-          const Chunk& ch = chunks[c];
+        for (std::size_t c = 0; c < R.nchunks; ++c) {
+          const Chunk& ch = R.chunks[c];
           std::size_t k = 0;
           for (std::size_t j = 0; j < ch.nsucc.size(); ++j) {
-            const std::size_t p = r0 + c * chunk + j;
+            const std::size_t p = R.r0 + c * chunk + j;
             std::uint32_t& n = nsucc[p - lo];
             n = ch.nsucc[j];
             for (std::uint32_t i = 0; i < ch.nsucc[j]; ++i, ++k) {
@@ -267,21 +250,62 @@ StopReason Search<M>::disk_levels(Obs& obs) {
             return at < fresh.size() ? fresh.data() + at : nullptr;
           };
           head = fresh.empty() ? nullptr : fresh.data();
-          replay(r0, r1, next_new, [&](std::size_t p, State& s) {
-            std::memcpy(s.b.data(), round.data() + (p - r0) * len, len);
+          replay(R.r0, R.r1, next_new, [&](std::size_t p, State& s) {
+            std::memcpy(s.b.data(), R.keys.data() + (p - R.r0) * len, len);
           });
         }
+      };
+      Round* pending = nullptr;
+      for (std::size_t r0 = lo, k = 0; r0 < hi && !stop; r0 += ds::kRound, ++k) {
+        Round& R = rounds[k & 1];
+        R.r0 = r0;
+        R.r1 = std::min(hi, r0 + ds::kRound);
+        R.keys.resize((R.r1 - r0) * len);
+        for (std::size_t p = r0; p < R.r1; ++p) {
+          const std::uint8_t* rec = parents.next();
+          if (!rec) throw DiskError("a level file is shorter than its level");
+          std::memcpy(R.keys.data() + (p - r0) * len, rec, len);
+        }
+        if (auto r = check_clock_and_memory(int(depth))) {
+          stop = r;
+          break;
+        }
+        R.nchunks = (R.r1 - r0 + chunk - 1) / chunk;
+        if (R.chunks.size() < R.nchunks) R.chunks.resize(R.nchunks);
+        pool.run_beside(
+            R.nchunks,
+            [&](std::size_t c, unsigned w) {
+              Chunk& ch = R.chunks[c];
+              ch.succ.clear();
+              ch.nsucc.clear();
+              State cur{};
+              const std::size_t p0 = R.r0 + c * chunk, p1 = std::min(R.r1, p0 + chunk);
+              for (std::size_t p = p0; p < p1; ++p) {
+                std::memcpy(cur.b.data(), R.keys.data() + (p - R.r0) * len, len);
+                std::uint32_t n = 0;
+                m_.for_each_successor(cur, [&](const Step&, const State& next) {
+                  Out o{next, 0};
+                  reds[w].key(o.key);
+                  o.hash = hash_of(o.key);
+                  ch.succ.push_back(o);
+                  ++n;
+                });
+                ch.nsucc.push_back(n);
+              }
+            },
+            [&] {
+              if (pending) consume(*pending);
+            });
+        pending = stop ? nullptr : &R;
       }
+      if (pending && !stop) consume(*pending);
       if (!st.bitstate() && !stop) {
         // Duplicate detection for the level: its successors, sorted and one
         // of each, against the visited runs.
         ds::RunsCursor visited(st.visited_runs(), len);
         std::unique_ptr<BlockWriter> run;
-        std::unique_ptr<ExternalSorter> by_origin;
-        if (!at_bound) {
-          run = std::make_unique<BlockWriter>(st.new_file("visited"), st.run_record_bytes(), true);
-          by_origin = std::make_unique<ExternalSorter>(st.scratch(), fmt::format("new{}", depth), 8 + len, 8, budget);
-        }
+        by_origin->reset(fmt::format("new{}", depth), 8);
+        if (!at_bound) run = std::make_unique<BlockWriter>(st.new_file("visited"), st.run_record_bytes(), true);
         while (const std::uint8_t* r = by_state->next()) {
           if (visited.contains(r)) continue;
           const std::uint64_t origin = ds::get_be64(r + 8 + len);
@@ -294,9 +318,8 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           std::memcpy(fresh_rec.data() + 8, r + 8, len);
           by_origin->add(fresh_rec.data());
         }
-        by_state.reset();
         if (run) st.add_visited_run(run->finish());
-        if (by_origin) {
+        if (!at_bound) {
           head = by_origin->next();
           replay(lo, hi, [&] { return by_origin->next(); },
                  [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });

@@ -92,6 +92,7 @@ class DiskStore final : public VisitedStore {
   std::vector<BlockFile> runs_;
   std::uint64_t* bits_ = nullptr;
   std::uint64_t bit_mask_ = 0;
+  std::size_t bit_bytes_ = 0;
   // One decompressed block of a level file, for load() and parent().
   mutable std::mutex cache_mu_;
   mutable std::size_t cache_level_ = SIZE_MAX, cache_block_ = SIZE_MAX;

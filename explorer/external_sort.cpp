@@ -27,6 +27,19 @@ ExternalSorter::~ExternalSorter() {
   for (const BlockFile& f : runs_) f.remove();
 }
 
+void ExternalSorter::reset(std::string tag, std::size_t unique_bytes) {
+  for (const BlockFile& f : runs_) f.remove();
+  runs_.clear();
+  readers_.clear();
+  heads_.clear();
+  buf_.clear();
+  order_.clear();
+  tag_ = std::move(tag);
+  unique_ = unique_bytes;
+  reading_ = have_last_ = false;
+  mem_pos_ = 0;
+}
+
 bool ExternalSorter::less(const std::uint8_t* a, const std::uint8_t* b) const {
   const std::uint64_t x = word(a), y = word(b);
   if (x != y) return x < y;
@@ -38,22 +51,34 @@ bool ExternalSorter::same(const std::uint8_t* a, const std::uint8_t* b) const {
 }
 
 void ExternalSorter::add(const std::uint8_t* rec) {
-  if (order_.size() == cap_records_) spill();
+  if (order_.size() == cap_records_) spill(false);
   order_.emplace_back(word(rec), std::uint32_t(order_.size()));
   buf_.insert(buf_.end(), rec, rec + rec_);
 }
 
-void ExternalSorter::sort_buffer() {
+void ExternalSorter::sort_buffer(bool parallel) {
   const std::uint8_t* base = buf_.data();
-  std::sort(order_.begin(), order_.end(), [&](const auto& a, const auto& b) {
+  auto less = [&](const std::pair<std::uint64_t, std::uint32_t>& a, const std::pair<std::uint64_t, std::uint32_t>& b) {
     if (a.first != b.first) return a.first < b.first;
     return std::memcmp(base + std::size_t(a.second) * rec_ + 8, base + std::size_t(b.second) * rec_ + 8, rec_ - 8) < 0;
-  });
+  };
+  const std::size_t n = order_.size();
+  const std::size_t parts = n < 65536 || !parallel ? 1 : parts_;
+  // Pieces sorted at once, then merged pairwise, the merges of a round at once.
+  auto bound = [&](std::size_t k) { return order_.begin() + std::ptrdiff_t(n * k / parts); };
+  par_(parts, [&](std::size_t k) { std::sort(bound(k), bound(k + 1), less); });
+  for (std::size_t width = 1; width < parts; width *= 2) {
+    const std::size_t merges = (parts + 2 * width - 1) / (2 * width);
+    par_(merges, [&](std::size_t m) {
+      const std::size_t a = m * 2 * width, mid = std::min(parts, a + width), b = std::min(parts, a + 2 * width);
+      if (mid < b) std::inplace_merge(bound(a), bound(mid), bound(b), less);
+    });
+  }
 }
 
-void ExternalSorter::spill() {
+void ExternalSorter::spill(bool parallel) {
   if (order_.empty()) return;
-  sort_buffer();
+  sort_buffer(parallel);
   BlockWriter w(dir_.file(fmt::format("{}-run{}", tag_, runs_.size())), rec_, true);
   const std::uint8_t* prev = nullptr;
   for (const auto& [wd, i] : order_) {
@@ -72,12 +97,10 @@ void ExternalSorter::start_merge() {
   prev_.resize(rec_);
   last_.resize(rec_);
   if (runs_.empty()) {
-    sort_buffer();
+    sort_buffer(true);
     return;
   }
-  spill();
-  buf_ = {};
-  order_ = {};
+  spill(true);
   for (const BlockFile& f : runs_) {
     readers_.push_back(std::make_unique<BlockReader>(f));
     heads_.push_back(readers_.back()->next());

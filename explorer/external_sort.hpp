@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "explorer/block_file.hpp"
+#include "explorer/visited_store.hpp"
 
 namespace blkmc {
 
@@ -25,7 +26,17 @@ class ExternalSorter {
   ExternalSorter(const ExternalSorter&) = delete;
   ExternalSorter& operator=(const ExternalSorter&) = delete;
 
+  // Empties it for another sort (its buffer's memory is kept: a new one
+  // would be faulted in page by page again).
+  void reset(std::string tag, std::size_t unique_bytes);
   void add(const std::uint8_t* rec);
+  // Sorts the last buffer in `parts` pieces at once (par runs them), then
+  // merges the pieces; a buffer that fills during add() is sorted on the
+  // caller's thread (add() may run beside par's work).
+  void set_parallel(ParFor par, std::size_t parts) {
+    par_ = std::move(par);
+    parts_ = std::max<std::size_t>(1, parts);
+  }
   // After the last add: the records in order, one of each, then nullptr.
   const std::uint8_t* next();
 
@@ -36,8 +47,9 @@ class ExternalSorter {
  private:
   bool less(const std::uint8_t* a, const std::uint8_t* b) const;
   bool same(const std::uint8_t* a, const std::uint8_t* b) const;
-  void sort_buffer();
-  void spill();
+  // parallel: par_ may be used (not from add(), which may run beside it).
+  void sort_buffer(bool parallel);
+  void spill(bool parallel);
   void start_merge();
   const std::uint8_t* next_any();
 
@@ -47,6 +59,8 @@ class ExternalSorter {
   std::vector<std::uint8_t> buf_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> order_;  // (word, record index)
   std::vector<BlockFile> runs_;
+  ParFor par_ = VisitedStore::serial;
+  std::size_t parts_ = 1;
   // Reading back.
   bool reading_ = false;
   std::size_t mem_pos_ = 0;
