@@ -7,10 +7,11 @@ Sections (all in one run, on this machine, unpinned: threads need the cores):
              tags refcount fn-sees-owner 4/3/3 (default reductions, and
              --no-reduce: the 30.9M-state space) and on the scheduler row
              deadline prio-5.14 workload=fair-read-write fair-ratio;
-  stores     bytes per state of each store (plain, tree) on the same rows,
-             counting the table and the parent links (stats.bytes_per_state),
-             with the peak RSS, and what 3/4 of this machine's memory holds
-             at that rate;
+  stores     bytes per state of each store (plain, tree, hash, disk,
+             bitstate) on the same rows, counting the table and the parent
+             links (stats.bytes_per_state) and, for disk and bitstate, the
+             disk's bytes, with the peak RSS, the chance of an omitted state
+             (the lossy stores), and what 3/4 of this machine's memory holds;
   baselines  SPIN (pan -DNCORE=2) on bench/tags.pml and rumur (2 threads) on
              bench/tags.m (bench/scale-baselines.sh), the same transition
              system as blkmc --no-reduce (equal state counts), against blkmc
@@ -19,13 +20,17 @@ Sections (all in one run, on this machine, unpinned: threads need the cores):
              store under --time CFQ_TIME: finished (states, time, maximum) or
              how far it got;
   mpi        mpirun -np 1, 2, 3 (one thread each) against one process: same
-             states and verdicts, seconds, store and RSS over all ranks.
+             states and verdicts, seconds, store and RSS over all ranks;
+  largest    (only when named) tags 4/3/4 --no-reduce in the tree, disk and
+             bitstate stores under --time LARGEST_TIME: how far each gets,
+             and the time and space 10^9 states would take at its rate.
 
 usage: bench/scale.py [SECTION...]   (default: every section)
 environment:
   BLKMC      blkmc binary (default build/blkmc under the repository root)
   QUICK=1    small configurations and limits (a smoke test: < 1 min)
   CFQ_TIME   --time of each cfq27 run, s (default 300; QUICK 5)
+  LARGEST_TIME  --time of each largest run, s (default 3600; QUICK 60)
 
 Exit status: 0 when the verdicts of every row agree across threads, stores
 and tools (an unfinished run agrees with anything), 1 when they do not, 2 on
@@ -46,7 +51,12 @@ try:
     CFQ_TIME = float(os.environ.get("CFQ_TIME", "5" if QUICK else "300"))
 except ValueError:
     sys.exit("bench/scale.py: CFQ_TIME is not a number")
-SECTIONS = ["threads", "stores", "baselines", "cfq27", "mpi"]
+SECTIONS = ["threads", "stores", "baselines", "cfq27", "mpi"]  # and largest, asked for by name
+STORES = ("plain", "tree", "hash", "disk", "bitstate")
+try:
+    LARGEST_TIME = float(os.environ.get("LARGEST_TIME", "60" if QUICK else "3600"))
+except ValueError:
+    sys.exit("bench/scale.py: LARGEST_TIME is not a number")
 TAGS = (3, 3, 2) if QUICK else (4, 3, 3)
 
 ROWS = {
@@ -142,17 +152,23 @@ def stores():
     rows, ram = [], ram_bytes()
     for key in ("tags", "tags-full", "deadline"):
         runs = []
-        for store in ("plain", "tree"):
+        for store in STORES:
             j = blkmc(key, "--store", store)
             s = j["stats"]
             runs.append(j)
+            disk = s.get("disk_bytes", 0)
             rows.append([title(key), store, f"{s['states']:,}", f"{s['bytes_per_state']:.1f}",
+                         f"{disk / max(s['states'], 1):.1f}" if disk else "-",
                          f"{s['peak_rss_bytes'] / 2**20:.0f} MiB", f"{s['seconds']:.2f}",
-                         human(ram * 0.75 / s["bytes_per_state"]) if s["bytes_per_state"] else "-"])
-        rows[-1].append(agree(runs))
-        rows[-2].append("")
-    table(["row", "store", "states", "bytes/state", "peak RSS", "seconds",
-           "states in 3/4 of RAM", "verdicts"], rows)
+                         f"{s['omission_probability']:.1e}" if s["omission_probability"] else "-",
+                         human(ram * 0.75 / s["bytes_per_state"]) if s["bytes_per_state"] > 1 else "-"])
+        for k in range(len(STORES) - 1):
+            rows[-1 - k].append("")
+        rows[-len(STORES)].append(agree(runs))
+    table(["row", "store", "states", "RAM bytes/state", "disk bytes/state", "peak RSS", "seconds",
+           "omission chance", "states in 3/4 of RAM", "verdicts"], rows)
+    print("(disk and bitstate search without partial-order reduction, so on rows with it their\n"
+          "state counts are those of --no-por.)\n")
 
 
 def baselines():
@@ -188,13 +204,32 @@ def cfq27():
     print(f"## cfq workload 27 fair-ratio (--bfs, --time {CFQ_TIME:g})\n")
     key = ("cfq", "deep-fix-v2", {"workload": 27, "clock": 1}, ["fair-ratio"], ["--time", str(CFQ_TIME)])
     rows = []
-    for store in ("plain", "tree"):
+    for store in STORES:
         j = blkmc(key, "--store", store)
         s, p = j["stats"], j["properties"][0]
         rows.append([store, j["stop"], f"{s['states']:,}", s["max_depth"], f"{s['seconds']:.0f}",
-                     f"{s['bytes_per_state']:.1f}", f"{s['peak_rss_bytes'] / 2**20:.0f} MiB",
+                     f"{s['bytes_per_state']:.1f}", f"{s.get('disk_bytes', 0) / 2**20:.0f} MiB",
+                     f"{s['peak_rss_bytes'] / 2**20:.0f} MiB",
                      p["verdict"] + (f" (value {p['value']})" if "value" in p else "")])
-    table(["store", "stop", "states", "level", "seconds", "bytes/state", "peak RSS", "verdict"], rows)
+    table(["store", "stop", "states", "level", "seconds", "RAM bytes/state", "disk", "peak RSS", "verdict"],
+          rows)
+
+
+def largest():
+    print(f"## The largest run: tags refcount 4/3/4 --no-reduce, --time {LARGEST_TIME:g} per store\n")
+    key = ("tags", "refcount", {"ntags": 4, "submitters": 3, "rounds": 3 if QUICK else 4, "pool": 0},
+           ["fn-sees-owner"], ["--no-reduce", "--time", str(LARGEST_TIME)])
+    rows = []
+    for store in ("tree", "disk", "bitstate"):
+        j = blkmc(key, "--store", store)
+        s, p = j["stats"], j["properties"][0]
+        rate = s["states"] / max(s["seconds"], 1e-9)
+        per_state = s["bytes_per_state"] + s.get("disk_bytes", 0) / max(s["states"], 1)
+        rows.append([store, j["stop"], f"{s['states']:,}", f"{s['seconds']:.0f}",
+                     f"{s['peak_rss_bytes'] / 2**30:.2f} GiB", f"{s.get('disk_bytes', 0) / 2**30:.2f} GiB",
+                     p["verdict"], f"{1e9 / rate / 60:.0f} min, {per_state * 1e9 / 2**30:.1f} GiB"])
+    table(["store", "stop", "states", "seconds", "peak RSS", "disk", "verdict",
+           "10^9 states at this rate and size"], rows)
 
 
 def mpi():
@@ -226,8 +261,8 @@ def mpi():
 def main():
     want = sys.argv[1:] or SECTIONS
     for w in want:
-        if w not in SECTIONS:
-            sys.exit(f"bench/scale.py: unknown section '{w}' (sections: {' '.join(SECTIONS)})")
+        if w not in SECTIONS + ["largest"]:
+            sys.exit(f"bench/scale.py: unknown section '{w}' (sections: {' '.join(SECTIONS)} largest)")
     if not os.access(BLKMC, os.X_OK):
         sys.exit(f"bench/scale.py: no blkmc binary at {BLKMC} (make -f Makefile.verify build)")
     print(f"# bench-scale on {os.cpu_count()} cores, {ram_bytes() / 2**30:.0f} GiB"
