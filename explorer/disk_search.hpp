@@ -177,6 +177,11 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     const std::uint8_t* head = nullptr;
     auto replay = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
       for (std::size_t p = p0; p < p1 && !stop; ++p) {
+        if (((p - p0) & 0xffff) == 0xffff)
+          if (auto why = check_clock_and_memory(int(depth))) {
+            stop = why;
+            break;
+          }
         const std::uint32_t n = nsucc[p - lo];
         if (n == ds::kTruncated) {
           truncated = true;
@@ -270,6 +275,10 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           stop = r;
           break;
         }
+        if (st.scratch().free_bytes() < ds::kDiskReserve) {
+          stop = StopReason::Disk;
+          break;
+        }
         R.nchunks = (R.r1 - r0 + chunk - 1) / chunk;
         if (R.chunks.size() < R.nchunks) R.chunks.resize(R.nchunks);
         pool.run_beside(
@@ -306,7 +315,13 @@ StopReason Search<M>::disk_levels(Obs& obs) {
         std::unique_ptr<BlockWriter> run;
         by_origin->reset(fmt::format("new{}", depth), 8);
         if (!at_bound) run = std::make_unique<BlockWriter>(st.new_file("visited"), st.run_record_bytes(), true);
+        std::size_t seen = 0;
         while (const std::uint8_t* r = by_state->next()) {
+          if ((++seen & 0xffff) == 0)
+            if (auto why = check_clock_and_memory(int(depth))) {
+              stop = why;
+              break;
+            }
           if (visited.contains(r)) continue;
           const std::uint64_t origin = ds::get_be64(r + 8 + len);
           if (at_bound) {
@@ -318,12 +333,12 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           std::memcpy(fresh_rec.data() + 8, r + 8, len);
           by_origin->add(fresh_rec.data());
         }
-        if (run) st.add_visited_run(run->finish());
-        if (!at_bound) {
+        if (run && !stop) st.add_visited_run(run->finish());
+        if (!stop && !at_bound) {
           head = by_origin->next();
           replay(lo, hi, [&] { return by_origin->next(); },
                  [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
-        } else {
+        } else if (!stop) {
           head = nullptr;
           replay(lo, hi, [] { return static_cast<const std::uint8_t*>(nullptr); },
                  [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
