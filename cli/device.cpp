@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -505,9 +506,20 @@ int run_export_fio(const std::string& source, const std::string& out, const std:
   const Source src = load_source(source);
   const Plan plan = make_plan(src.text, src.name);
   const FioExport fx = export_fio(plan, out, target);
+  // Nothing written may be the source itself (export X.wl -o X.wl).
+  std::vector<std::string> paths{out};
+  for (const auto& [path, text] : fx.iologs) paths.push_back(path);
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::exists(source, ec) && std::filesystem::equivalent(source, p, ec))
+      throw UsageError(fmt::format("export: writing '{}' would overwrite the source", p));
+  }
   auto write = [](const std::string& path, const std::string& text) {
     std::ofstream f(path);
-    if (!f || !(f << text)) throw UsageError(fmt::format("cannot write '{}'", path));
+    // The stream buffers: a full disk shows only when it is flushed.
+    if (!f || !(f << text) || !f.flush()) throw UsageError(fmt::format("cannot write '{}'", path));
+    f.close();
+    if (f.fail()) throw UsageError(fmt::format("cannot write '{}'", path));
   };
   write(out, fx.job);
   for (const auto& [path, text] : fx.iologs) write(path, text);

@@ -1,14 +1,28 @@
 #include "device/fio_export.hpp"
 
+#include <cctype>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
 namespace blkmc::device {
 
+namespace {
+// A process name as part of a file name: anything but letters, digits, '.',
+// '-' and '_' becomes '_' (a '/' would name a directory that is not there).
+std::string file_safe(const std::string& name) {
+  std::string s = name;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return s.empty() || s[0] == '.' ? "_" + s : s;
+}
+}  // namespace
+
 FioExport export_fio(const Plan& plan, const std::string& job_path, const std::string& target) {
   namespace fs = std::filesystem;
   FioExport out;
+  std::set<std::string> taken;
   const fs::path jp(job_path);
   const std::string stem = jp.stem().string();
   std::string& j = out.job;
@@ -22,7 +36,9 @@ FioExport export_fio(const Plan& plan, const std::string& job_path, const std::s
   j += "\n[global]\nioengine=libaio\ndirect=1\nthread\ngroup_reporting=0\n";
   for (std::size_t i = 0; i < plan.procs.size(); ++i) {
     const PlanProc& p = plan.procs[i];
-    const std::string log_name = fmt::format("{}.{}.iolog", stem, p.name);
+    std::string log_name = fmt::format("{}.{}.iolog", stem, file_safe(p.name));
+    for (int k = 2; !taken.insert(log_name).second; ++k)  // two names made the same
+      log_name = fmt::format("{}.{}-{}.iolog", stem, file_safe(p.name), k);
     const fs::path log_path = jp.parent_path() / log_name;
     std::string log = "fio version 2 iolog\n";
     log += fmt::format("{} add\n{} open\n", target, target);

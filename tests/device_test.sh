@@ -39,6 +39,20 @@ if command -v fio >/dev/null; then
 else
   echo "SKIP: fio is not installed: fio --parse-only not tested"
 fi
+# An unwritable job file is an error, not "written"; a process name with a
+# '/' still gives an iolog the job can find; a source is never overwritten.
+if [ -w /dev/full ]; then
+  expect 2 "export --fio -o /dev/full" -- "$B" export gated-write --fio -o /dev/full
+  grep -q "cannot write '/dev/full'" "$T/err" && ok || bad "export to /dev/full says it cannot write"
+fi
+printf 'device depth=4\nproc a/b dir=R sync=1 reqs=1,2\nproc a_b dir=W sync=1 reqs=9\n' >"$T/slash.wl"
+expect 0 "export a process named a/b" -- "$B" export "$T/slash.wl" --fio -o "$T/slash.fio"
+for log in $(sed -n 's/^read_iolog=//p' "$T/slash.fio"); do [ -f "$log" ] && ok || bad "iolog $log is missing"; done
+[ "$(grep -c '^read_iolog=' "$T/slash.fio")" = 2 ] && [ "$(sed -n 's/^read_iolog=//p' "$T/slash.fio" | sort -u | wc -l)" = 2 ] \
+  && ok || bad "two processes, two iologs"
+cp "$T/slash.wl" "$T/keep.wl"
+expect 2 "export X.wl -o X.wl" -- "$B" export "$T/slash.wl" --fio -o "$T/slash.wl"
+cmp -s "$T/slash.wl" "$T/keep.wl" && ok || bad "export -o its own source changed the source"
 expect 2 "unknown source" -- "$B" device run no-such-workload
 expect 2 "at-head inserts refused" -- "$B" device run passthrough-head
 expect 2 "unknown engine" -- "$B" device run gated-write --engine posix-aio
