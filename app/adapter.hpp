@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "app/registry.hpp"
+#include "app/state_graph.hpp"
 #include "explorer/reach.hpp"
 
 namespace blkmc {
@@ -262,6 +263,36 @@ class ModelAdapter final : public ModelHandle {
       out.props.push_back(std::move(pr));
     }
     return out;
+  }
+
+  std::string state_graph(const std::string& variant, const Params& params, const CheckOutcome& marks,
+                          std::size_t limit, std::size_t& states, std::size_t& edges) const override {
+    using State = typename M::State;
+    const M m(find_variant_index(info(), variant), resolve_params(info(), params));
+    // The outcome's traces, followed again from the initial state step by
+    // step (a check's traces start there).
+    std::vector<std::pair<std::string, Counterexample<State>>> traces;
+    for (const auto& pr : marks.props) {
+      if (!pr.trace) continue;
+      Counterexample<State> cx;
+      cx.states.push_back(m.initial());
+      for (const TraceStep& ts : pr.trace->steps) {
+        bool found = false;
+        State to{};
+        m.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
+          if (!found && st.actor == ts.actor && st.arg == ts.arg && m.info().actions.at(st.action) == ts.action) {
+            to = n;
+            found = true;
+          }
+        });
+        if (!found) break;
+        cx.states.push_back(to);
+      }
+      if (pr.trace->stuck) cx.stuck_at = std::size_t(*pr.trace->stuck);
+      if (pr.trace->loop) cx.loop_start = std::size_t(*pr.trace->loop);
+      traces.emplace_back(pr.name, std::move(cx));
+    }
+    return state_graph_dot(m, SearchOptions{}, traces, limit, &states, &edges);
   }
 
   ReplayResult replay(const Trace& t) const override {

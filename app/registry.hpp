@@ -65,6 +65,11 @@ class ModelHandle {
   virtual CheckOutcome check(const std::string& variant, const Params& params,
                              const std::vector<std::string>& props,
                              const SearchOptions& opt) const = 0;
+  // check --dot: the state graph of the variant (at most `limit` states,
+  // else UsageError) in DOT, with the counterexamples of `marks` (a check's
+  // outcome) drawn on it; states and edges: how many were drawn.
+  virtual std::string state_graph(const std::string& variant, const Params& params, const CheckOutcome& marks,
+                                  std::size_t limit, std::size_t& states, std::size_t& edges) const = 0;
   // Throws UsageError (unknown names) or TraceMismatch (does not fit).
   virtual ReplayResult replay(const Trace& t) const = 0;
   // One run along a single schedule (explorer/simulate.hpp).

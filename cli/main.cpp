@@ -168,6 +168,13 @@ int blkmc::blkmc_main(int argc, char** argv) {
       ->check(finite_range(1.0, 1e7));
   check->add_option("--trace-out", trace_out,
                     "write each violation's counterexample here (-PROP is added when several)");
+  std::string dot_out;
+  std::size_t dot_limit = 2000;
+  check->add_option("--dot", dot_out,
+                    "also write the state graph in Graphviz DOT (searched again without reductions), "
+                    "each counterexample drawn on it");
+  check->add_option("--dot-limit", dot_limit, "--dot refuses a space with more states than this (default 2000)")
+      ->check(CLI::Range(std::size_t(1), std::size_t(200000)));
   check->add_flag("--no-reduce", no_reduce, "explore the full state space (no reduction)");
   check->add_flag("--no-por", no_por, "no partial-order reduction");
   check->add_flag("--no-slice", no_slice, "no property slicing (store every variable)");
@@ -421,12 +428,14 @@ int blkmc::blkmc_main(int argc, char** argv) {
       // (explorer/reduction.hpp), unless switched off.
       opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
       // Where traces go is checked before the search, not after it.
-      if (!trace_out.empty()) {
-        const std::filesystem::path dir = std::filesystem::path(trace_out).parent_path();
+      for (const auto& [what, out] : {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}}) {
+        if (out.empty()) continue;
+        const std::filesystem::path dir = std::filesystem::path(out).parent_path();
         std::error_code ec;
         if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-          throw UsageError(fmt::format("--trace-out: no directory '{}'", dir.string()));
+          throw UsageError(fmt::format("{}: no directory '{}'", what, dir.string()));
       }
+      if (!dot_out.empty() && cluster) throw UsageError("--dot draws small spaces: run it without mpirun");
       const CheckOutcome o = mh.check(variant, run_params, props, opt);
       nlohmann::json written = nlohmann::json::object();
       std::vector<std::string> write_errors;  // reported after the verdicts, which are never lost
@@ -445,14 +454,30 @@ int blkmc::blkmc_main(int argc, char** argv) {
             }
           }
       }
+      // The graph after the verdicts are in hand: a refusal or a write
+      // error loses none of them.
+      std::string dot_written;
+      if (!dot_out.empty()) {
+        try {
+          std::size_t n = 0, e = 0;
+          const std::string dot = mh.state_graph(variant, run_params, o, dot_limit, n, e);
+          std::ofstream f(dot_out);
+          if (!f || !(f << dot) || !f.flush()) throw UsageError(fmt::format("cannot write '{}'", dot_out));
+          dot_written = fmt::format("state graph ({} states, {} edges) written to {}", n, e, dot_out);
+        } catch (const UsageError& e) {
+          write_errors.push_back(e.what());
+        }
+      }
       if (as_json) {
         auto j = outcome_json(o);
         j["traces_written"] = written;
+        if (!dot_written.empty()) j["dot_written"] = dot_out;
         std::cout << j.dump(2) << '\n';
       } else {
         std::cout << outcome_text(o);
         for (const auto& [prop, path] : written.items())
           std::cout << fmt::format("  trace for {} written to {}\n", prop, path.get<std::string>());
+        if (!dot_written.empty()) std::cout << "  " << dot_written << '\n';
       }
       for (const auto& e : write_errors) std::cerr << "blkmc: " << e << '\n';
       if (!write_errors.empty()) return kExitUsage;

@@ -14,12 +14,22 @@
 namespace blkmc {
 
 struct DiffInput {
-  std::string name;
+  std::string name;    // short, for the solver and --json: "sg"
   bool boolean = true;
   int lo = 0, hi = 1;  // integers: the range the model allows (inclusive)
+  std::string kernel;  // the kernel expression it stands for: "bfqd->strict_guarantees"
 };
-inline DiffInput bool_input(std::string n) { return {std::move(n), true, 0, 1}; }
-inline DiffInput int_input(std::string n, int lo, int hi) { return {std::move(n), false, lo, hi}; }
+inline DiffInput bool_input(std::string n, std::string kernel) {
+  return {std::move(n), true, 0, 1, std::move(kernel)};
+}
+inline DiffInput int_input(std::string n, int lo, int hi, std::string kernel) {
+  return {std::move(n), false, lo, hi, std::move(kernel)};
+}
+// A short name and the kernel expression it stands for (a table of them
+// sits beside each model's decision templates).
+struct KernelTerm {
+  std::string name, kernel;
+};
 
 // Names an intermediate value of a decision. In the symbolic semantics it
 // becomes a constant with its definition, so that the cubes read
@@ -61,6 +71,8 @@ struct DecisionFn {
   std::string name;     // "may_idle"
   std::string kernel;   // the kernel function(s) it stands for
   std::vector<DiffInput> inputs;
+  // The kernel expressions of the intermediate values it names (SymNames).
+  std::vector<KernelTerm> terms;
   std::vector<std::string> variants;  // the variants it is defined for
   std::vector<std::string> outcomes;  // names of the output values (bool: false, true)
   // The decision (a bool- or int-sorted expression; a bool counts as 0/1).

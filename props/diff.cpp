@@ -1,5 +1,6 @@
 #include "props/diff.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -134,10 +135,12 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
   z3::expr_vector theory(c);
   for (std::size_t i = 0; i < f.inputs.size(); ++i) {
     r.input_names.push_back(f.inputs[i].name);
+    r.kernel_names[f.inputs[i].name] = f.inputs[i].kernel.empty() ? f.inputs[i].name : f.inputs[i].kernel;
     in.push_back(input_const(c, f, i));
     if (!f.inputs[i].boolean) theory.push_back(in.back() >= f.inputs[i].lo && in.back() <= f.inputs[i].hi);
   }
   if (f.assume) theory.push_back(f.assume(in));
+  for (const KernelTerm& t : f.terms) r.kernel_names[t.name] = t.kernel;
   SymNames names(c);
   const z3::expr a = f.symbolic(from, in, names);
   names.set_suffix("[" + f.variants[std::size_t(to)] + "]");
@@ -242,14 +245,38 @@ DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_
   return r;
 }
 
+std::string kernel_text(const std::string& text, const std::map<std::string, std::string>& names) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && ident(text[j])) ++j;
+    const std::string tok = text.substr(i, j - i);
+    const auto it = names.find(tok);
+    std::string k = it == names.end() ? tok : it->second;
+    if (k.find(' ') != std::string::npos && !(i == 0 && j == text.size())) k = "(" + k + ")";
+    if (!out.empty() && out.back() == '!' && k.size() > 1 && k[0] == '!' && k[1] != '=') {
+      out.pop_back();  // "!rot" with rot = "!blk_queue_nonrot(q)"
+      k.erase(0, 1);
+    }
+    out += k;
+    i = j;
+  }
+  return out;
+}
+
 namespace {
 
-std::string cube_text(const DiffCube& c) {
+std::string cube_text(const DiffCube& c, const std::map<std::string, std::string>& names) {
   if (c.literals.empty()) return "always";
   std::string s;
   for (const auto& l : c.literals) {
     if (!s.empty()) s += " & ";
-    s += l.text;
+    s += kernel_text(l.text, names);
   }
   return s;
 }
@@ -260,7 +287,11 @@ std::string witness_text(const DiffCube& c, const DecisionFn& f) {
     const auto& in = f.inputs[i];
     if (in.boolean ? c.witness[i] == 0 : c.witness[i] == in.lo) continue;
     if (!s.empty()) s += ", ";
-    s += in.boolean ? in.name : fmt::format("{}={}", in.name, c.witness[i]);
+    const std::string k = in.kernel.empty() ? in.name : in.kernel;
+    if (in.boolean)
+      s += k;
+    else
+      s += fmt::format("{} = {}", k.find(' ') != std::string::npos ? "(" + k + ")" : k, c.witness[i]);
   }
   return s.empty() ? "every input false or at its lowest" : s;
 }
@@ -276,7 +307,7 @@ std::string diff_text(const DiffResult& r, const DecisionFn& f) {
     s += fmt::format("  {} decides {} and {} decides {} exactly when one of these holds:\n", r.from,
                      r.outcome_name(k.first), r.to, r.outcome_name(k.second));
     for (const DiffCube* c : cs)
-      s += fmt::format("    {}\n        e.g. {}\n", cube_text(*c), witness_text(*c, f));
+      s += fmt::format("    {}\n        e.g. {}\n", cube_text(*c, r.kernel_names), witness_text(*c, f));
   }
   if (r.truncated)
     s += fmt::format("  (only the first {} input classes are listed)\n", r.cubes.size());
@@ -287,17 +318,28 @@ std::string diff_text(const DiffResult& r, const DecisionFn& f) {
 nlohmann::json diff_json(const DiffResult& r) {
   nlohmann::json cubes = nlohmann::json::array();
   for (const auto& c : r.cubes) {
-    nlohmann::json lits = nlohmann::json::array(), w = nlohmann::json::object();
-    for (const auto& l : c.literals) lits.push_back(l.text);
-    for (std::size_t i = 0; i < c.witness.size(); ++i) w[r.input_names[i]] = c.witness[i];
+    nlohmann::json lits = nlohmann::json::array(), klits = nlohmann::json::array(), w = nlohmann::json::object(),
+                   kw = nlohmann::json::object();
+    for (const auto& l : c.literals) {
+      lits.push_back(l.text);
+      klits.push_back(kernel_text(l.text, r.kernel_names));
+    }
+    for (std::size_t i = 0; i < c.witness.size(); ++i) {
+      w[r.input_names[i]] = c.witness[i];
+      kw[r.kernel_names.at(r.input_names[i])] = c.witness[i];
+    }
     cubes.push_back({{"from", r.outcome_name(c.from_value)},
                      {"to", r.outcome_name(c.to_value)},
                      {"when", lits},
-                     {"witness", w}});
+                     {"when_kernel", klits},
+                     {"witness", w},
+                     {"witness_kernel", kw}});
   }
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const std::string& n : r.input_names) inputs.push_back({{"name", n}, {"kernel", r.kernel_names.at(n)}});
   return {{"function", r.function}, {"from", r.from},   {"to", r.to},
-          {"equivalent", r.equivalent}, {"truncated", r.truncated}, {"classes", cubes},
-          {"seconds", r.seconds}};
+          {"equivalent", r.equivalent}, {"truncated", r.truncated}, {"inputs", inputs},
+          {"classes", cubes}, {"seconds", r.seconds}};
 }
 
 }  // namespace blkmc

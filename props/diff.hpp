@@ -50,6 +50,9 @@ struct DiffResult {
   bool truncated = false;  // more classes than the limit; the list is a prefix
   std::vector<DiffCube> cubes;
   std::vector<std::string> input_names, outcomes;
+  // Every short name (inputs and named intermediates) -> the kernel
+  // expression it stands for.
+  std::map<std::string, std::string> kernel_names;
   double seconds = 0;
   std::shared_ptr<DiffSemantics> sem;
 
@@ -67,6 +70,12 @@ struct DiffResult {
 // concretely (throws std::logic_error if the two semantics disagree).
 DiffResult diff_decision(const DecisionFn& f, int from, int to, std::size_t max_cubes = 64);
 
+// A literal or cube over short names, with each name replaced by its kernel
+// expression (bracketed where it is compound and not alone; "!" before a
+// negated expression cancels).
+std::string kernel_text(const std::string& text, const std::map<std::string, std::string>& names);
+
+// Cubes and witnesses in kernel expressions; --json has the short names too.
 std::string diff_text(const DiffResult& r, const DecisionFn& f);
 nlohmann::json diff_json(const DiffResult& r);
 

@@ -176,6 +176,23 @@ expect 2 "--disk-dir not a directory" -- "$B" check tags -v refcount --store dis
 expect 2 "progress in the disk store" -- "$B" check workqueue -v before --prop all-work-runs --store disk --disk-dir "$T/scratch"
 one_line_error "progress in the disk store"
 if [ -z "$(ls -A "$T/scratch")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: scratch files left after errors"; ls "$T/scratch"; fi
+# --dot: the state graph, with the counterexample drawn on it.
+expect 1 "check --dot" -- "$B" check tags -v v4.11 -q --prop no-null-deref --dot "$T/g.dot"
+contains "$T/out" "state graph (" "check --dot says what it wrote"
+contains "$T/g.dot" "digraph" "--dot writes DOT"
+contains "$T/g.dot" "no-null-deref: violated" "--dot marks where the counterexample ends"
+contains "$T/g.dot" 'color="red", penwidth=2];' "--dot draws the counterexample's path"
+expect 1 "check --dot, a lasso" -- "$B" check workqueue -v before -q --prop all-work-runs --dot "$T/lasso.dot"
+contains "$T/lasso.dot" "all-work-runs: " "--dot marks a progress counterexample"
+contains "$T/lasso.dot" 'color="blue"' "--dot draws a lasso's loop"
+if command -v dot >/dev/null; then
+  expect 0 "Graphviz renders --dot" -- dot -Tsvg -o "$T/g.svg" "$T/g.dot"
+fi
+expect 2 "--dot above its limit" -- "$B" check tags -v refcount -q -p ntags=4 -p submitters=3 -p rounds=2 --dot "$T/big.dot"
+contains "$T/out" "fn-sees-owner          holds" "--dot above its limit still prints the verdicts"
+contains "$T/err" "more than 2000 states" "--dot above its limit says why"
+expect 2 "--dot-limit 0" -- "$B" check tags -v refcount --dot "$T/x.dot" --dot-limit 0; one_line_error "--dot-limit 0"
+expect 2 "--dot into no directory" -- "$B" check tags -v refcount --dot "$T/nodir/x.dot"; one_line_error "--dot into no directory"
 expect 2 "missing trace" -- "$B" replay "$T/nope.json"; one_line_error "missing trace"
 printf 'not json' >"$T/bad.json"
 expect 2 "not json" -- "$B" replay "$T/bad.json"; one_line_error "not json"
@@ -244,21 +261,25 @@ expect 2 "simulate seed and first" -- "$B" simulate deadline --variant v6.18 --s
 # diff: decision functions of two variants compared by Z3
 expect 1 "diff differ" -- "$B" diff bfq --from v4.13 --to refactor --function may_idle
 contains "$T/out" "DIFFER" "diff reports a difference"
-contains "$T/out" "si0" "diff names the differing inputs"
+contains "$T/out" "bfqd->bfq_slice_idle == 0" "diff names the differing inputs by their kernel expressions"
+expect 1 "diff json names" -- "$B" diff bfq --from v4.13 --to refactor --function may_idle --json
+contains "$T/out" '"kernel": "bfqd->strict_guarantees"' "diff --json gives each input's kernel expression"
+contains "$T/out" '"when_kernel"' "diff --json gives the cubes in kernel expressions"
+contains "$T/out" '"si0"' "diff --json keeps the short names"
 expect 0 "diff equivalent" -- "$B" diff bfq --from flash-boost --to better-to-idle
 contains "$T/out" "EQUIVALENT for all inputs" "diff proves equivalence"
 expect 0 "diff json" -- "$B" diff bfq --from flash-boost --to better-to-idle --function must_idle --json
 contains "$T/out" '"equivalent": true' "diff --json"
 expect 1 "diff cfq ints" -- "$B" diff cfq --from deep-fix-v1 --to deep-fix-v2 --function fast_sample
-contains "$T/out" "elapsed >= 1 & elapsed < batch" "diff names integer input classes"
-contains "$T/out" "e.g. elapsed=1, batch=2" "diff gives a minimised witness"
+contains "$T/out" "(jiffies - cfqq->seeky_dispatch_start) >= 1 & (jiffies - cfqq->seeky_dispatch_start) < cfqq->seeky_dispatched" "diff names integer input classes"
+contains "$T/out" "e.g. (jiffies - cfqq->seeky_dispatch_start) = 1, cfqq->seeky_dispatched = 2" "diff gives a minimised witness"
 expect 1 "diff deadline" -- "$B" diff deadline --from v6.18 --to head-request --function dispatch_choice
 contains "$T/out" "v6.18 decides READ fifo head and head-request decides READ lowest sector" "diff names the outcomes"
 expect 0 "diff deadline 5.16" -- "$B" diff deadline --from v6.18 --to prio-5.16 --function dispatch_choice --json
 contains "$T/out" '"equivalent": true' "diff proves 5.16's choice equal"
 expect 2 "diff unknown model" -- "$B" diff tags --from v4.11 --to refcount; one_line_error "diff unknown model"
 expect 1 "diff inflight counters" -- "$B" diff inflight --from percpu --to 7be835694dae
-contains "$T/out" "rq_part != 0 & counter == 0" "diff inflight names 7be835694dae's part0 change"
+contains "$T/out" "rq->part->partno != 0 & part->partno == 0" "diff inflight names 7be835694dae's part0 change"
 expect 2 "diff inflight across families" -- "$B" diff inflight --from percpu --to b0d97557ebfc; one_line_error "diff inflight across families"
 expect 2 "diff unknown variant" -- "$B" diff bfq --from v9 --to refactor; one_line_error "diff unknown variant"
 expect 2 "diff unknown function" -- "$B" diff bfq --from v4.13 --to refactor --function nope; one_line_error "diff unknown function"

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
+#include <cctype>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "model/params.hpp"
@@ -220,4 +223,62 @@ TEST_CASE("diff: seed 002's answer (mq-deadline head-request vs v6.18)") {
   }
   CHECK(diff_decision(f, 0, 3).equivalent);  // 5.16's choice is 6.18's
   CHECK(diff_decision(fn("deadline", "starved"), 0, 1).equivalent);
+}
+
+TEST_CASE("diff: every input and named value prints as a kernel expression") {
+  for (const auto& model : kModels)
+    for (const auto& f : decision_functions(model)) {
+      INFO(model << " " << f.name);
+      for (const auto& in : f.inputs) {
+        INFO(in.name);
+        CHECK_FALSE(in.kernel.empty());
+        CHECK(in.kernel != in.name);
+      }
+    }
+  // Every identifier in the kernel text of a class comes from a kernel
+  // expression: a short name without a table entry would show here.
+  auto tokens = [](const std::string& t) {
+    std::set<std::string> out;
+    std::string cur;
+    for (const char ch : t + " ") {
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+        cur += ch;
+      } else {
+        if (!cur.empty() && !std::isdigit(static_cast<unsigned char>(cur[0]))) out.insert(cur);
+        cur.clear();
+      }
+    }
+    return out;
+  };
+  const DiffResult seeky = diff_decision(fn("cfq", "seeky"), 0, 1);
+  const DiffResult may = diff_decision(fn("bfq", "must_idle"), 0, 1);
+  const DiffResult walk = diff_decision(fn("inflight", "walk_counts"), 0, 2);
+  for (const DiffResult* r : {&seeky, &may, &walk}) {
+    std::set<std::string> kernel_tokens;
+    for (const auto& [n, k] : r->kernel_names)
+      for (const auto& t : tokens(k)) kernel_tokens.insert(t);
+    for (const auto& c : r->cubes)
+      for (const auto& l : c.literals) {
+        const std::string k = kernel_text(l.text, r->kernel_names);
+        INFO(l.text << " -> " << k);
+        for (const auto& t : tokens(k)) CHECK((kernel_tokens.count(t) || !r->kernel_names.count(t)));
+      }
+  }
+}
+
+TEST_CASE("diff: kernel_text brackets compound expressions and cancels double negation") {
+  const std::map<std::string, std::string> names = {{"si0", "bfqd->bfq_slice_idle == 0"},
+                                                    {"rot", "!blk_queue_nonrot(q)"},
+                                                    {"sg", "bfqd->strict_guarantees"},
+                                                    {"elapsed", "jiffies - start"},
+                                                    {"batch", "n"}};
+  CHECK(kernel_text("si0", names) == "bfqd->bfq_slice_idle == 0");
+  CHECK(kernel_text("!si0", names) == "!(bfqd->bfq_slice_idle == 0)");
+  CHECK(kernel_text("!rot", names) == "blk_queue_nonrot(q)");
+  CHECK(kernel_text("rot", names) == "!blk_queue_nonrot(q)");
+  CHECK(kernel_text("!sg", names) == "!bfqd->strict_guarantees");
+  CHECK(kernel_text("elapsed < batch", names) == "(jiffies - start) < n");
+  CHECK(kernel_text("seek_mean[seeky-rework] > 8", {{"seek_mean", "cfqq->seek_mean"}}) ==
+        "cfqq->seek_mean[seeky-rework] > 8");
+  CHECK(kernel_text("unknown >= 4", names) == "unknown >= 4");
 }

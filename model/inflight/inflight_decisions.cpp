@@ -101,8 +101,11 @@ std::vector<DecisionFn> inflight_decisions() {
       "blk_mq_check_inflight / blk_mq_check_inflight_rw: what a read of read_of adds for one "
       "driver tag (phase 0 idle, 1 queued without a driver tag, 2 started, 3 completed and still "
       "holding the tag)";
-  walk.inputs = {int_input("phase", SUBMIT, FREE), int_input("rq_part", 0, kParts),
-                 int_input("read_of", 0, kParts)};
+  // rq_phase(rq): the model's request phase (see walk.kernel), not one
+  // kernel field: the tag bit, rq->state and REQ_ATOM_STARTED together.
+  walk.inputs = {int_input("phase", SUBMIT, FREE, "rq_phase(rq)"),
+                 int_input("rq_part", 0, kParts, "rq->part->partno"),
+                 int_input("read_of", 0, kParts, "part->partno")};
   walk.variants = names(kWalks);
   walk.outcomes = {"not counted", "counted", "counted for sda only", "counted for both"};
   walk.symbolic = [](int v, const std::vector<z3::expr>& in, SymNames&) { return WalkCounts{}(v, in); };
@@ -118,9 +121,10 @@ std::vector<DecisionFn> inflight_decisions() {
   DecisionFn upd;
   upd.name = "counter_update";
   upd.kernel =
-      "blk_account_io_start -> part_inc_in_flight: how much counter `counter` (0: sda) moves "
-      "when a request to rq_part is submitted";
-  upd.inputs = {int_input("rq_part", 0, kParts), int_input("counter", 0, kParts)};
+      "blk_account_io_start -> part_inc_in_flight: how much the in-flight counter of partition "
+      "`counter` (part; 0: sda) moves when a request to rq_part is submitted";
+  upd.inputs = {int_input("rq_part", 0, kParts, "rq->part->partno"),
+                int_input("counter", 0, kParts, "part->partno")};
   upd.variants = names(kCounters);
   upd.outcomes = {"+0", "+1"};
   upd.symbolic = [](int v, const std::vector<z3::expr>& in, SymNames&) { return CounterUpdate{}(v, in); };

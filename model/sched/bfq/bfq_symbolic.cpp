@@ -14,9 +14,23 @@ namespace blkmc::sched {
 
 namespace {
 
-const std::vector<std::string> kIdleNames = {"sg",    "si0",  "sync", "idlec", "rot",
-                                             "noq",   "iob",  "seeky", "flag", "wr",
-                                             "wrb",   "sym",  "burst"};
+// The inputs of IdleInputs, in its order, with the kernel expressions they
+// stand for (block/bfq-iosched.c, 4.13 to 4.19). `flag` is one bit for
+// every version: 4.13's bfq_bfqq_idle_window, later has_short_ttime.
+const std::vector<KernelTerm> kIdleInputs = {
+    {"sg", "bfqd->strict_guarantees"},
+    {"si0", "bfqd->bfq_slice_idle == 0"},
+    {"sync", "bfq_bfqq_sync(bfqq)"},
+    {"idlec", "bfqq->ioprio_class == IOPRIO_CLASS_IDLE"},
+    {"rot", "!blk_queue_nonrot(bfqd->queue)"},
+    {"noq", "!bfqd->hw_tag"},
+    {"iob", "bfq_bfqq_IO_bound(bfqq)"},
+    {"seeky", "BFQQ_SEEKY(bfqq)"},
+    {"flag", "bfq_bfqq_has_short_ttime(bfqq)"},
+    {"wr", "bfqq->wr_coeff > 1"},
+    {"wrb", "bfqd->wr_busy_queues > 0"},
+    {"sym", "bfq_symmetric_scenario(bfqd)"},
+    {"burst", "bfq_bfqq_in_large_burst(bfqq)"}};
 const std::vector<std::string> kVariants = {"v4.13", "refactor", "flash-boost", "better-to-idle"};
 
 template <class B, class V>
@@ -46,9 +60,9 @@ B must_idle(int variant, B empty, const IdleInputs<B>& in) {
 
 std::vector<bool> bools(const std::vector<int>& x) { return std::vector<bool>(x.begin(), x.end()); }
 
-std::vector<DiffInput> bool_inputs(const std::vector<std::string>& names) {
+std::vector<DiffInput> bool_inputs(const std::vector<KernelTerm>& terms) {
   std::vector<DiffInput> v;
-  for (const auto& n : names) v.push_back(bool_input(n));
+  for (const auto& t : terms) v.push_back(bool_input(t.name, t.kernel));
   return v;
 }
 
@@ -61,8 +75,10 @@ std::vector<DecisionFn> bfq_decisions() {
       "(see counterexamples/bfq/)";
   DecisionFn may;
   may.name = "may_idle";
-  may.kernel = "bfq_bfqq_may_idle (4.13, 4.14) / bfq_better_to_idle (4.19)";
-  may.inputs = bool_inputs(kIdleNames);
+  may.kernel =
+      "bfq_bfqq_may_idle (4.13, 4.14) / bfq_better_to_idle (4.19); the idling flag is 4.13's "
+      "bfq_bfqq_idle_window, later bfq_bfqq_has_short_ttime";
+  may.inputs = bool_inputs(kIdleInputs);
   may.variants = kVariants;
   may.outcomes = {"false", "true"};
   may.symbolic = [](int var, const std::vector<z3::expr>& in, SymNames&) {
@@ -73,8 +89,8 @@ std::vector<DecisionFn> bfq_decisions() {
   };
   may.reach = reach;
   v.push_back(may);
-  std::vector<std::string> must_names{"empty"};
-  must_names.insert(must_names.end(), kIdleNames.begin(), kIdleNames.end());
+  std::vector<KernelTerm> must_names{{"empty", "RB_EMPTY_ROOT(&bfqq->sort_list)"}};
+  must_names.insert(must_names.end(), kIdleInputs.begin(), kIdleInputs.end());
   DecisionFn must = may;
   must.name = "must_idle";
   must.kernel = "bfq_bfqq_must_idle";

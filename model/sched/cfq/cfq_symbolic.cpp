@@ -3,6 +3,7 @@
 // CfqScheduler composes them (variant order: 2.6.33, seeky-rework, 3.1-rc5,
 // deep-fix-v1, deep-fix-v2). Seed 000's v1-vs-v2 question is mark_deep,
 // undeepen and fast_sample; seed 001's is seeky.
+#include <fmt/format.h>
 #include <z3++.h>
 
 #include "model/sched/cfq/cfq_decide.hpp"
@@ -136,26 +137,42 @@ DecisionFn make(std::string name, std::string kernel, std::vector<DiffInput> inp
 
 std::vector<DecisionFn> cfq_decisions() {
   std::vector<DecisionFn> v;
-  v.push_back(make<MarkDeep>("mark_deep", "cfq_update_idle_window: mark the queue deep",
-                             {int_input("queued", 0, 64), bool_input("device_fast")}));
+  // Each input with the kernel expression it stands for (block/cfq-iosched.c
+  // 2.6.33 to 3.1, and seed 000's patches); times are in the model's ticks
+  // (jiffies), distances and sizes in its sector units.
+  v.push_back(make<MarkDeep>(
+      "mark_deep", "cfq_update_idle_window: mark the queue deep",
+      {int_input("queued", 0, 64, "cfqq->queued[0] + cfqq->queued[1]"),
+       bool_input("device_fast", "CFQD_FAST(cfqd)")}));
   v.push_back(make<KeepsDeep>(
       "keeps_deep", "cfq_select_queue: the deep flag after the un-deepening block (3.1)",
-      {bool_input("deep"), bool_input("seeky"), bool_input("idle_window"),
-       bool_input("slice_new"), int_input("slice_left", 0, 60),
-       int_input("slice_elapsed", 0, 60)}));
-  v.push_back(make<FastSample>("fast_sample", "cfq_fast_device_detect_end: a fast sample",
-                               {int_input("elapsed", 0, 15), int_input("batch", 1, 15)}));
+      {bool_input("deep", "cfq_cfqq_deep(cfqq)"), bool_input("seeky", "CFQQ_SEEKY(cfqq)"),
+       bool_input("idle_window", "cfq_cfqq_idle_window(cfqq)"),
+       bool_input("slice_new", "cfq_cfqq_slice_new(cfqq)"),
+       int_input("slice_left", 0, 60, "cfqq->slice_end - jiffies"),
+       int_input("slice_elapsed", 0, 60, "jiffies - cfqq->slice_start")}));
+  v.push_back(make<FastSample>(
+      "fast_sample", "cfq_fast_device_detect_end: a fast sample",
+      {int_input("elapsed", 0, 15, "jiffies - cfqq->seeky_dispatch_start"),
+       int_input("batch", 1, 15, "cfqq->seeky_dispatched")}));
   v.push_back(make<ShouldIdle>(
       "should_idle", "cfq_should_idle",
-      {int_input("slice_idle", 0, 30), bool_input("idle_class"), bool_input("idle_window"),
-       bool_input("nonrot"), bool_input("hw_tag"), int_input("tree_count", 0, 8),
-       bool_input("sync"), bool_input("tree_ttime_big")}));
-  std::vector<DiffInput> window{bool_input("nonrot")};
-  for (int i = 2; i <= kWindow; ++i) window.push_back(int_input("dist" + std::to_string(i), 0, 255));
-  for (int i = 1; i <= kWindow; ++i) window.push_back(int_input("size" + std::to_string(i), 1, 255));
+      {int_input("slice_idle", 0, 30, "cfqd->cfq_slice_idle"),
+       bool_input("idle_class", "cfqq_prio(cfqq) == IDLE_WORKLOAD"),
+       bool_input("idle_window", "cfq_cfqq_idle_window(cfqq)"),
+       bool_input("nonrot", "blk_queue_nonrot(cfqd->queue)"), bool_input("hw_tag", "cfqd->hw_tag"),
+       int_input("tree_count", 0, 8, "service_tree->count"), bool_input("sync", "cfq_cfqq_sync(cfqq)"),
+       bool_input("tree_ttime_big", "cfq_io_thinktime_big(cfqd, &service_tree->ttime, false)")}));
+  std::vector<DiffInput> window{bool_input("nonrot", "blk_queue_nonrot(cfqd->queue)")};
+  for (int i = 2; i <= kWindow; ++i)
+    window.push_back(int_input("dist" + std::to_string(i), 0, 255,
+                               fmt::format("abs(blk_rq_pos(rq{}) - cfqq->last_request_pos)", i)));
+  for (int i = 1; i <= kWindow; ++i)
+    window.push_back(int_input("size" + std::to_string(i), 1, 255, fmt::format("blk_rq_sectors(rq{})", i)));
   v.push_back(make<Seeky>(
-      "seeky", "CFQQ_SEEKY after a queue's first 8 requests (cfq_update_io_seektime)", window));
+      "seeky", "CFQQ_SEEKY after a queue's first 8 requests rq1..rq8 (cfq_update_io_seektime)", window));
   v.back().bv_width = 24;  // the 2.6.33 EWMA divides at every step
+  v.back().terms = {{"seek_mean", "cfqq->seek_mean"}, {"seeky_requests", "hweight32(cfqq->seek_history)"}};
   return v;
 }
 

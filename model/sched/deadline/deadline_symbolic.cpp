@@ -79,13 +79,23 @@ DecisionFn make(std::string name, std::string kernel, std::vector<std::string> o
   DecisionFn f;
   f.name = std::move(name);
   f.kernel = std::move(kernel);
-  f.inputs = {int_input("batching", 0, 16),    int_input("fifo_batch", 1, 16),
-              bool_input("last_write"),        bool_input("has_read"),
-              bool_input("has_write"),         bool_input("next_read"),
-              bool_input("next_write"),        bool_input("expired_read"),
-              bool_input("expired_write"),     bool_input("oldest_read_is_lowest"),
-              bool_input("oldest_write_is_lowest"), int_input("starved", 0, 255),
-              int_input("writes_starved", 0, 16)};
+  // With the kernel expressions they stand for (block/mq-deadline.c,
+  // __dd_dispatch_request; per_prio: the priority level being served).
+  f.inputs = {int_input("batching", 0, 16, "dd->batching"),
+              int_input("fifo_batch", 1, 16, "dd->fifo_batch"),
+              bool_input("last_write", "dd->last_dir == DD_WRITE"),
+              bool_input("has_read", "!list_empty(&per_prio->fifo_list[DD_READ])"),
+              bool_input("has_write", "!list_empty(&per_prio->fifo_list[DD_WRITE])"),
+              bool_input("next_read", "deadline_next_request(dd, per_prio, DD_READ)"),
+              bool_input("next_write", "deadline_next_request(dd, per_prio, DD_WRITE)"),
+              bool_input("expired_read", "deadline_check_fifo(per_prio, DD_READ)"),
+              bool_input("expired_write", "deadline_check_fifo(per_prio, DD_WRITE)"),
+              bool_input("oldest_read_is_lowest",
+                         "deadline_fifo_request(dd, per_prio, DD_READ) has the lowest sector of the reads"),
+              bool_input("oldest_write_is_lowest",
+                         "deadline_fifo_request(dd, per_prio, DD_WRITE) has the lowest sector of the writes"),
+              int_input("starved", 0, 255, "dd->starved"),
+              int_input("writes_starved", 0, 16, "dd->writes_starved")};
   f.variants = kVariants;
   f.outcomes = std::move(outcomes);
   f.symbolic = [](int v, const std::vector<z3::expr>& in, SymNames&) { return F{}(v, in); };
