@@ -90,12 +90,14 @@ std::string state_graph_dot(const M& m, const SearchOptions& check_opt,
       if (cx.loop_start && k >= *cx.loop_start) pen[ids[k]] = "blue";
       if (cx.stuck_at && k == *cx.stuck_at) {
         fill[ids[k]] = "orange";
-        note[ids[k]] += fmt::format("{}: stuck from here\\n", prop);
+        note[ids[k]] += fmt::format("{}: stuck from here\n", prop);
       }
     }
     if (!ids.empty() && ids.back() != VisitedStore::kNone) {
       if (fill[ids.back()].empty()) fill[ids.back()] = "#ff9999";
-      note[ids.back()] += cx.loop_start ? fmt::format("{}: loop\\n", prop) : fmt::format("{}: violated\\n", prop);
+      // A lasso ends where its loop began, or in a state with no step.
+      const bool cycle = cx.loop_start && *cx.loop_start + 1 < cx.states.size();
+      note[ids.back()] += fmt::format("{}: {}\n", prop, cycle ? "the loop closes here" : cx.loop_start ? "no step enabled" : "violated");
     }
   }
   std::sort(path_edges.begin(), path_edges.end());
