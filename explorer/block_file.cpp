@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "explorer/record_word.hpp"
+
 namespace blkmc {
 
 namespace {
@@ -40,12 +42,6 @@ void read_all(int fd, std::uint8_t* p, std::size_t n, std::uint64_t at, const st
   }
 }
 
-std::uint64_t word(const std::uint8_t* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-void set_word(std::uint8_t* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
 
 }  // namespace
 
@@ -70,7 +66,7 @@ void BlockFile::read_block(std::size_t k, std::vector<std::uint8_t>& out) const 
     throw DiskError(fmt::format("{}: block {} is corrupt", path, k));
   if (delta)
     for (std::size_t i = 1; i < n; ++i)
-      set_word(out.data() + i * record_bytes, word(out.data() + i * record_bytes) + word(out.data() + (i - 1) * record_bytes));
+      set_record_word(out.data() + i * record_bytes, record_word(out.data() + i * record_bytes) + record_word(out.data() + (i - 1) * record_bytes));
 }
 
 void BlockFile::remove() const {
@@ -103,8 +99,8 @@ void BlockWriter::flush() {
   const std::size_t n = buf_.size() / f_.record_bytes;
   if (f_.delta)
     for (std::size_t i = n - 1; i > 0; --i)
-      set_word(buf_.data() + i * f_.record_bytes,
-               word(buf_.data() + i * f_.record_bytes) - word(buf_.data() + (i - 1) * f_.record_bytes));
+      set_record_word(buf_.data() + i * f_.record_bytes,
+               record_word(buf_.data() + i * f_.record_bytes) - record_word(buf_.data() + (i - 1) * f_.record_bytes));
   packed_.resize(8 + ZSTD_compressBound(buf_.size()));
   const std::size_t csize = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), packed_.data() + 8,
                                               packed_.size() - 8, buf_.data(), buf_.size(), kLevel);

@@ -10,14 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "explorer/record_word.hpp"
+
 namespace blkmc {
 
 namespace {
-std::uint64_t word(const std::uint8_t* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 // A second hash for the bit positions (splitmix64's finalizer).
 std::uint64_t remix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -178,7 +175,7 @@ BlockFile DiskStore::merge_runs(const BlockFile& a, const BlockFile& b) {
   const std::uint8_t* x = ra.next();
   const std::uint8_t* y = rb.next();
   while (x || y) {
-    bool take_x = x && (!y || word(x) < word(y) || (word(x) == word(y) && std::memcmp(x + 8, y + 8, len_) < 0));
+    bool take_x = x && (!y || record_word(x) < record_word(y) || (record_word(x) == record_word(y) && std::memcmp(x + 8, y + 8, len_) < 0));
     if (take_x) {
       w.add(x);
       x = ra.next();

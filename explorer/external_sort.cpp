@@ -5,15 +5,9 @@
 
 #include <fmt/format.h>
 
-namespace blkmc {
+#include "explorer/record_word.hpp"
 
-namespace {
-std::uint64_t word(const std::uint8_t* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-}  // namespace
+namespace blkmc {
 
 ExternalSorter::ExternalSorter(const ScratchDir& dir, std::string tag, std::size_t record_bytes,
                                std::size_t unique_bytes, std::size_t budget_bytes)
@@ -21,7 +15,8 @@ ExternalSorter::ExternalSorter(const ScratchDir& dir, std::string tag, std::size
       tag_(std::move(tag)),
       rec_(record_bytes),
       unique_(unique_bytes),
-      cap_records_(std::max<std::size_t>(16, budget_bytes / (record_bytes + sizeof(order_[0])))) {}
+      // Records are indexed by 32 bits in the buffer's order.
+      cap_records_(std::clamp<std::size_t>(budget_bytes / (record_bytes + sizeof(order_[0])), 16, 0xffffffffu)) {}
 
 ExternalSorter::~ExternalSorter() {
   for (const BlockFile& f : runs_) f.remove();
@@ -41,7 +36,7 @@ void ExternalSorter::reset(std::string tag, std::size_t unique_bytes) {
 }
 
 bool ExternalSorter::less(const std::uint8_t* a, const std::uint8_t* b) const {
-  const std::uint64_t x = word(a), y = word(b);
+  const std::uint64_t x = record_word(a), y = record_word(b);
   if (x != y) return x < y;
   return std::memcmp(a + 8, b + 8, rec_ - 8) < 0;
 }
@@ -52,7 +47,7 @@ bool ExternalSorter::same(const std::uint8_t* a, const std::uint8_t* b) const {
 
 void ExternalSorter::add(const std::uint8_t* rec) {
   if (order_.size() == cap_records_) spill(false);
-  order_.emplace_back(word(rec), std::uint32_t(order_.size()));
+  order_.emplace_back(record_word(rec), std::uint32_t(order_.size()));
   buf_.insert(buf_.end(), rec, rec + rec_);
 }
 

@@ -172,15 +172,8 @@ TEST_CASE("disk and bitstate stores: every model gives the plain store's results
     const ModelInfo& inf = mh.info();
     const std::string variant = random_variant(inf);
     const Params p = small_params(inf);
-    std::vector<std::string> props;
-    for (const PropInfo& pi : inf.props)
-      if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
-        props.push_back(pi.name);
-    if (props.empty()) RC_DISCARD("only safety properties");
-    SearchOptions opt;
-    opt.progress = false;
-    opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
-    if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
+    const std::vector<std::string> props = random_safety_props(inf);
+    SearchOptions opt = random_limits();
     opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
     opt.reduce.por = false;
     CheckOutcome plain;

@@ -54,16 +54,9 @@ TEST_CASE("distributed: every model gives the one-process results on 1 to 4 rank
     const ModelInfo& inf = mh->info();
     const std::string variant = random_variant(inf);
     const Params p = small_params(inf);
-    std::vector<std::string> props;
-    for (const PropInfo& pi : inf.props)
-      if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
-        props.push_back(pi.name);
-    if (props.empty()) RC_DISCARD("only safety properties are distributed");
-    SearchOptions opt;
-    opt.progress = false;
+    const std::vector<std::string> props = random_safety_props(inf);
+    SearchOptions opt = random_limits();
     opt.bfs = true;
-    opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
-    if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
     if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
     CheckOutcome one;
     try {

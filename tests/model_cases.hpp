@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "app/registry.hpp"
 
@@ -22,6 +23,28 @@ inline Params small_params(const ModelInfo& inf) {
   for (const ParamInfo& pi : inf.params)
     p[pi.name] = *rc::gen::inRange(pi.min, std::max(pi.min, std::min(pi.max, pi.def)) + 1);
   return p;
+}
+
+// A random non-empty selection of the model's safety properties (invariant,
+// deadlock, maximize): what a search without an edge log can check. Discards
+// the case where the model has none selected.
+inline std::vector<std::string> random_safety_props(const ModelInfo& inf) {
+  std::vector<std::string> props;
+  for (const PropInfo& pi : inf.props)
+    if (pi.kind != PropKind::Progress && pi.kind != PropKind::Starvation && *rc::gen::arbitrary<bool>())
+      props.push_back(pi.name);
+  if (props.empty()) RC_DISCARD("no safety property selected");
+  return props;
+}
+
+// Search options without progress lines, with a random --max-states (0:
+// none) and, half the time, a random depth bound.
+inline SearchOptions random_limits() {
+  SearchOptions opt;
+  opt.progress = false;
+  opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
+  if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
+  return opt;
 }
 
 // Runs `cases` RapidCheck cases of fn(model) on every model.
