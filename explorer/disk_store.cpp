@@ -101,15 +101,18 @@ std::uint32_t DiskStore::depth(std::uint32_t id) const {
   return std::uint32_t(std::upper_bound(first_.begin(), first_.end(), id) - first_.begin() - 1);
 }
 
-std::uint32_t DiskStore::lookup(const std::uint8_t*, std::uint64_t) const {
-  throw std::logic_error("the disk store answers lookups a level at a time (explorer/disk_search.hpp)");
+// The level search's lookups and puts: the disk search stores a level at
+// a time (append) and finds duplicates by sorting.
+[[noreturn]] static void by_levels_only() {
+  throw std::logic_error("the disk store is searched a level at a time (explorer/disk_search.hpp)");
 }
-void DiskStore::reserve(std::size_t, const ParFor&) { lookup(nullptr, 0); }
+std::uint32_t DiskStore::lookup(const std::uint8_t*, std::uint64_t) const { by_levels_only(); }
+void DiskStore::reserve(std::size_t, const ParFor&) { by_levels_only(); }
 void DiskStore::put(std::uint32_t, const std::uint8_t*, std::uint64_t, std::uint32_t, std::uint32_t) {
-  lookup(nullptr, 0);
+  by_levels_only();
 }
 void DiskStore::commit(std::size_t n, const ParFor&) {
-  if (n != count_) lookup(nullptr, 0);
+  if (n != count_) by_levels_only();
 }
 
 std::size_t DiskStore::memory_bytes() const {
