@@ -26,6 +26,7 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
   t.model = m.info().name;
   t.variant = variant;
   t.params = params;
+  attach_param_files(m.info(), t);
   t.property = prop;
   t.search = search;
   t.initial = m.state_json(cx.states.front());
@@ -298,7 +299,7 @@ class ModelAdapter final : public ModelHandle {
   ReplayResult replay(const Trace& t) const override {
     const auto& inf = info();
     const int vi = find_variant_index(inf, t.variant);
-    const Params p = resolve_params(inf, t.params);
+    const Params p = trace_params(inf, t);
     const int prop = parse_prop_spec(inf, t.property).index;
     const M m(vi, p);
     return replay_in(m, prop, t);

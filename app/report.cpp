@@ -84,7 +84,7 @@ std::string reduction_text(const Stats& s) {
 
 std::string outcome_text(const CheckOutcome& o) {
   std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
-                                params_string(o.params), o.search, to_string(o.stop));
+                                params_string(find_model(o.model).info(), o.params), o.search, to_string(o.stop));
   for (const auto& p : o.props) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     // A lossy store never gives a bare "holds" (nor an exact maximum).

@@ -98,11 +98,14 @@ Reach run_reach(const std::string& model, const std::string& from, const std::st
     if (k == "shadow") throw UsageError("diff --reach: shadow is set from --from");
     one_workload = one_workload || k == "workload";
   }
+  // Every shipped workload, or the one given (shipped or a user's file).
   std::vector<int> order;
-  for (int w = wp.min; w <= wp.max; ++w)
-    if (!one_workload || w == given.at("workload")) order.push_back(w);
+  if (one_workload)
+    order.push_back(given.at("workload"));
+  else
+    for (int w = wp.min; w <= wp.max; ++w) order.push_back(w);
   auto size = [](int w) {
-    const sched::Workload& wl = sched::shipped_workload(w);
+    const sched::Workload& wl = sched::workload_at(w);
     return std::make_tuple(wl.rqs.size(), wl.procs.size(), w);
   };
   std::stable_sort(order.begin(), order.end(),
@@ -123,7 +126,7 @@ Reach run_reach(const std::string& model, const std::string& from, const std::st
     so.limits.max_states = opt.max_states;
     so.limits.memory_bytes = default_memory_limit();
     so.reduce = ReduceOptions::all();
-    const std::string name = sched::shipped_workloads()[std::size_t(w)].name;
+    const std::string name = sched::workload_at(w).name;
     CheckOutcome o;
     try {
       o = mh.check(to, p, {r.property}, so);
@@ -185,7 +188,7 @@ std::string reach_command(const std::string& model, const std::string& to, const
   for (const auto& [k, v] : r.params) {
     const ParamInfo* pi = param_of(inf, k);
     if (k == "shadow" || k == "workload" || !pi || pi->def != v)
-      ps += fmt::format(" -p {}={}", k, v);
+      ps += fmt::format(" -p {}={}", k, pi ? param_value_name(*pi, v) : std::to_string(v));
   }
   return fmt::format("blkmc check {} -v {}{} --prop {} --bfs", model, to, ps, r.property);
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -41,7 +42,25 @@ std::string prove_ranges() {
 }
 
 constexpr const char* kParamHelp =
-    "model parameter name=value (repeatable; workload=NAME, shadow=VARIANT|none)";
+    "model parameter name=value (repeatable; workload=NAME|FILE.wl, shadow=VARIANT|none)";
+constexpr const char* kWorkloadHelp =
+    "scheduler models: the workload, a shipped NAME (blkmc list) or your own FILE.wl (same as -p workload=)";
+
+// --workload W: the same as -p workload=W, given once.
+void add_workload_param(const std::string& w, std::vector<std::string>& params) {
+  if (w.empty()) return;
+  for (const auto& kv : params)
+    if (kv.rfind("workload=", 0) == 0) throw UsageError("--workload and -p workload= exclude each other");
+  params.push_back("workload=" + w);
+}
+
+// device run / export: the source positional or --workload, one of them.
+void take_source(std::string& source, const std::string& workload, const char* cmd) {
+  if (!source.empty() && !workload.empty())
+    throw UsageError(fmt::format("{}: give a source or --workload, not both", cmd));
+  if (!workload.empty()) source = workload;
+  if (source.empty()) throw UsageError(fmt::format("{}: a trace, workload file or workload name is required", cmd));
+}
 
 void print_list(bool as_json) {
   nlohmann::json all = nlohmann::json::array();
@@ -132,6 +151,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
                     "rerun the check that produced this trace: its model, variant, parameters, "
                     "property and search order (options given here override them)");
   check->add_option("--param,-p", params, kParamHelp);
+  std::string workload_opt;
+  check->add_option("--workload", workload_opt, kWorkloadHelp);
   check->add_option("--prop", props,
                     "property to check (repeatable; default: all); NAME<=K bounds a maximize "
                     "property");
@@ -197,6 +218,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   compare->add_option("--before", before, "variant before the patch")->required();
   compare->add_option("--after", after, "variant after the patch")->required();
   compare->add_option("--param,-p", params, kParamHelp);
+  compare->add_option("--workload", workload_opt, kWorkloadHelp);
   compare->add_option("--prop", props,
                       "property (repeatable; default: all; NAME<=K bounds a maximize one)");
   compare->add_option("--time", seconds, "time limit per run, seconds")
@@ -225,7 +247,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here");
   diffc->add_option("--param,-p", diff_reach.params,
                     "with --reach: model parameter name=value for the search (repeatable; "
-                    "workload=N or NAME searches only that workload)");
+                    "workload=N, NAME or FILE.wl searches only that workload)");
+  diffc->add_option("--workload", workload_opt, "with --reach: search only this workload, NAME or FILE.wl");
   diffc->add_option("--max-states", diff_reach.max_states,
                     "with --reach: states searched per workload (default 2000000)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
@@ -259,6 +282,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   sim->add_option("model", model, "model name")->required();
   sim->add_option("--variant,-v", variant, "variant")->required();
   sim->add_option("--param,-p", params, kParamHelp);
+  sim->add_option("--workload", workload_opt, kWorkloadHelp);
   auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)");
   sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
       ->excludes(seed_opt);
@@ -308,8 +332,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   auto* dev_run = devc->add_subcommand(
       "run", "replay TRACE|WORKLOAD N times behind the freeze gate; report the modal dispatch "
              "order, its share, the spread, and the model's order and conformance");
-  dev_run->add_option("source", dev.source, "trace (.json), workload file (.wl) or shipped workload name")
-      ->required();
+  dev_run->add_option("source", dev.source, "trace (.json), workload file (.wl) or shipped workload name");
+  dev_run->add_option("--workload", workload_opt, "the workload to run, NAME or FILE.wl (instead of a source)");
   dev_run->add_option("--scheduler", dev.scheduler, "mq-deadline (default), bfq or none");
   dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
   dev_run->add_option("--param,-p", dev.params,
@@ -347,8 +371,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   std::string fio_out, fio_target = "blkmc-fio.img", export_source;
   bool export_fio_flag = false;
   auto* exportc = app.add_subcommand("export", "export a trace or workload for other tools");
-  exportc->add_option("source", export_source, "trace (.json), workload file (.wl) or shipped workload name")
-      ->required();
+  exportc->add_option("source", export_source, "trace (.json), workload file (.wl) or shipped workload name");
+  exportc->add_option("--workload", workload_opt, "the workload to export, NAME or FILE.wl (instead of a source)");
   exportc->add_flag("--fio", export_fio_flag, "a fio job file (one job per process, iolog replay)")->required();
   exportc->add_option("-o,--output", fio_out, "job file to write (iologs go next to it)")->required();
   exportc->add_option("--target", fio_target, "file or device the iologs name (default blkmc-fio.img; fio writes to it)");
@@ -370,29 +394,32 @@ int blkmc::blkmc_main(int argc, char** argv) {
     if (cluster && !check->parsed() && !list->parsed() && !suite->parsed())
       throw UsageError("under mpirun only `blkmc check` and `blkmc suite` run (their searches spread "
                        "over the ranks); run the other commands without mpirun");
+    if (dev_run->parsed()) take_source(dev.source, workload_opt, "device run");
+    else if (exportc->parsed()) take_source(export_source, workload_opt, "export");
+    else if (diffc->parsed()) add_workload_param(workload_opt, diff_reach.params);
+    else add_workload_param(workload_opt, params);
     if (list->parsed()) {
       print_list(list_json);
       return 0;
     }
     if (check->parsed()) {
       if (bfs && dfs) throw UsageError("--bfs and --dfs exclude each other");
-      Params given;
+      std::optional<Trace> from;
       if (!from_trace.empty()) {
-        const Trace t = read_trace_file(from_trace);
+        const Trace& t = *(from = read_trace_file(from_trace));
         if (!model.empty() && model != t.model)
           throw UsageError(fmt::format("--from-trace: the trace is for model {}, not {}", t.model, model));
         model = t.model;
         if (variant.empty()) variant = t.variant;
         if (props.empty()) props = {t.property};
         if (!bfs && !dfs) dfs = t.search == "dfs";
-        given = t.params;
       }
       if (model.empty()) throw UsageError("check: a model name (or --from-trace) is required");
       if (variant.empty()) throw UsageError("check: --variant (or --from-trace) is required");
       const ModelHandle& mh = find_model(model);
       // -p values win over the trace's, the trace's over the defaults.
       Params run_params = resolve_params(mh.info(), params);
-      for (const auto& [k, v] : resolve_params(mh.info(), given)) {
+      for (const auto& [k, v] : from ? trace_params(mh.info(), *from) : Params{}) {
         const bool named = std::any_of(params.begin(), params.end(), [&](const std::string& kv) {
           return kv.substr(0, kv.find('=')) == k;
         });
@@ -489,7 +516,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       const ReplayResult r = mh.replay(t);
       if (!quiet) {
         std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
-                                 t.variant, params_string(resolve_params(mh.info(), t.params)),
+                                 t.variant, params_string(mh.info(), trace_params(mh.info(), t)),
                                  t.property, t.steps.size());
         if (msc)
           std::cout << render_msc(

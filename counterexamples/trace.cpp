@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -31,7 +32,29 @@ json trace_to_json(const Trace& t) {
   if (t.stuck) j["stuck"] = *t.stuck;
   if (t.loop) j["loop"] = *t.loop;
   if (t.value) j["value"] = *t.value;
+  for (const auto& [k, f] : t.param_files) j["param_files"][k] = {{"name", f.name}, {"text", f.text}};
   return j;
+}
+
+void attach_param_files(const ModelInfo& info, Trace& t) {
+  for (const auto& p : info.params) {
+    const auto v = t.params.find(p.name);
+    if (!p.open || v == t.params.end()) continue;
+    if (std::string text = p.open->text(v->second); !text.empty())
+      t.param_files[p.name] = {p.open->name(v->second), std::move(text)};
+  }
+}
+
+Params trace_params(const ModelInfo& info, const Trace& t) {
+  Params given = t.params;
+  for (const auto& [k, f] : t.param_files) {
+    const auto p = std::find_if(info.params.begin(), info.params.end(), [&](auto& x) { return x.name == k; });
+    if (p == info.params.end() || !p->open)
+      throw UsageError(fmt::format("malformed trace: param_files has '{}', which model {} does not read from a file",
+                                   k, info.name));
+    given[k] = p->open->add(f.name, f.text, f.name + " (in the trace)");
+  }
+  return resolve_params(info, given);
 }
 
 namespace {
@@ -103,6 +126,15 @@ Trace trace_from_json(const json& j) {
   if (j.contains("stuck")) t.stuck = int_field(j, "stuck", "trace", 0, n);
   if (j.contains("loop")) t.loop = int_field(j, "loop", "trace", t.stuck.value_or(0), n);
   if (j.contains("value")) t.value = int_field(j, "value", "trace", 0, 2147483647);
+  if (j.contains("param_files")) {
+    const json& files = j.at("param_files");
+    if (!files.is_object()) throw UsageError("malformed trace: 'param_files' is not an object");
+    for (const auto& [k, f] : files.items()) {
+      const std::string where = "param_files." + k;
+      if (!t.params.count(k)) throw UsageError(fmt::format("malformed trace: {} has no value in 'params'", where));
+      t.param_files[k] = {str_field(f, "name", where), str_field(f, "text", where)};
+    }
+  }
   return t;
 }
 

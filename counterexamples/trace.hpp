@@ -14,6 +14,7 @@
 // NAME<=K (the last state's measure exceeds K).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +41,21 @@ struct Trace {
   std::vector<TraceStep> steps;
   std::optional<int> stuck, loop;  // progress and starvation traces (step indices)
   std::optional<int> value;        // unbounded maximize traces: the maximum
+  // Parameter values defined by a user's file (workload=my.wl): the file's
+  // name and text, so the trace replays where the file is not.
+  struct ParamFile {
+    std::string name, text;
+  };
+  std::map<std::string, ParamFile> param_files;
 };
+
+// Records in t.param_files the text of every parameter value of t.params
+// that a file defined (ParamInfo::open).
+void attach_param_files(const ModelInfo& info, Trace& t);
+// t's parameters resolved against the model, the values its param_files
+// define added first (under their numbers in this process). Throws
+// UsageError.
+Params trace_params(const ModelInfo& info, const Trace& t);
 
 nlohmann::json trace_to_json(const Trace& t);
 Trace trace_from_json(const nlohmann::json& j);  // throws UsageError on malformed input

@@ -142,11 +142,17 @@ Source load_source(const std::string& arg) {
     s.scheduler = scheduler_of_model(t.model);
     s.model_variant = t.variant;
     s.params = t.params;
-    const int n = t.params.count("workload") ? t.params.at("workload") : 0;
-    const auto& all = sched::shipped_workloads();
-    if (n < 0 || n >= int(all.size())) throw UsageError(fmt::format("{}: workload={} is not a shipped workload", arg, n));
-    s.name = all[std::size_t(n)].name;
-    s.text = all[std::size_t(n)].text;
+    int n = t.params.count("workload") ? t.params.at("workload") : 0;
+    if (const auto f = t.param_files.find("workload"); f != t.param_files.end()) {
+      // A user's workload the trace carries: numbered in this process.
+      n = sched::add_workload(f->second.name, f->second.text, fmt::format("{} (in {})", f->second.name, arg));
+      s.params["workload"] = n;
+    } else if (n < 0 || n >= int(sched::shipped_workloads().size())) {
+      throw UsageError(fmt::format("{}: workload={} is not a shipped workload", arg, n));
+    }
+    s.name = sched::workload_at(n).name;
+    if (s.name.size() > 3 && s.name.compare(s.name.size() - 3, 3, ".wl") == 0) s.name.resize(s.name.size() - 3);
+    s.text = sched::workload_text(n);
     return s;
   }
   if (fs::exists(arg)) {

@@ -74,6 +74,23 @@ bool apply_step(const M& m, const State& s, const Step& step, State& next) {
   return found;
 }
 
+// Values a parameter gains at run time, beyond its built-in max: a user's
+// workload file (`-p workload=my.wl`) or one a trace carries. Each is
+// numbered after the built-in ones and keeps the text that defines it, so a
+// trace made from it replays where the file is not.
+struct OpenValues {
+  int (*max)();  // the largest value known now (>= the parameter's max)
+  // The value of a text that is neither a number nor a built-in name (a
+  // file path), loading it; throws a one-line UsageError.
+  int (*load)(const std::string& arg);
+  std::string (*name)(int v);  // the value's name
+  // The defining text of a value added at run time; "" for built-in values.
+  std::string (*text)(int v);
+  // Adds (or finds) the value defined by `text`, named `name`: its number.
+  // `where` names the source in errors (a trace file).
+  int (*add)(const std::string& name, const std::string& text, const std::string& where);
+};
+
 struct ParamInfo {
   std::string name;
   int def, min, max;
@@ -82,6 +99,7 @@ struct ParamInfo {
   // shipped workload, or a shadow variant with "none" for -1). `-p k=NAME`
   // takes a name where a number is accepted; the value is still the integer.
   std::vector<std::string> names{};
+  const OpenValues* open = nullptr;  // values added at run time (none: null)
 };
 
 struct VariantInfo {

@@ -31,9 +31,10 @@ Params resolve_params(const ModelInfo& info, const Params& given) {
   for (const auto& p : info.params) out[p.name] = p.def;
   for (const auto& [k, v] : given) {
     const auto& p = find_param(info, k);
-    if (v < p.min || v > p.max)
+    const int hi = p.open ? p.open->max() : p.max;
+    if (v < p.min || v > hi)
       throw UsageError(fmt::format("parameter {}={} is out of range for model {} (allowed {}..{})", k,
-                                   v, info.name, p.min, p.max));
+                                   v, info.name, p.min, hi));
     out[k] = v;
   }
   return out;
@@ -54,10 +55,13 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
       if (p.names.empty())
         throw UsageError(fmt::format("parameter {}: '{}' is not an integer", name, val));
       const auto it = std::find(p.names.begin(), p.names.end(), val);
-      if (it == p.names.end())
+      if (it != p.names.end())
+        v = p.min + static_cast<int>(it - p.names.begin());
+      else if (p.open)
+        v = p.open->load(val);  // a file, or a name added at run time
+      else
         throw UsageError(fmt::format("parameter {}: no value named '{}' (valid: {}, or {}..{})",
                                      name, val, fmt::join(p.names, ", "), p.min, p.max));
-      v = p.min + static_cast<int>(it - p.names.begin());
     }
     given[name] = v;
   }
@@ -67,12 +71,22 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
 std::string param_value_name(const ParamInfo& p, int v) {
   const long i = long(v) - p.min;
   if (i >= 0 && i < long(p.names.size())) return p.names[std::size_t(i)];
+  if (p.open && v > p.max && v <= p.open->max()) return p.open->name(v);
   return std::to_string(v);
 }
 
 std::string params_string(const Params& p) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : p) parts.push_back(fmt::format("{}={}", k, v));
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+std::string params_string(const ModelInfo& info, const Params& p) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : p) {
+    const auto it = std::find_if(info.params.begin(), info.params.end(), [&](auto& x) { return x.name == k; });
+    parts.push_back(fmt::format("{}={}", k, it == info.params.end() ? std::to_string(v) : param_value_name(*it, v)));
+  }
   return fmt::format("{}", fmt::join(parts, ","));
 }
 

@@ -19,6 +19,9 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
 // Checks names and ranges of an already-parsed map (e.g. from a trace).
 Params resolve_params(const ModelInfo& info, const Params& given);
 std::string params_string(const Params& p);  // "k=v,k=v"
+// The same with each value by its name where it has one ("workload=gated-write,
+// shadow=none"); `-p` takes these back.
+std::string params_string(const ModelInfo& info, const Params& p);
 // The value's name when the parameter names its values, else the number.
 std::string param_value_name(const ParamInfo& p, int v);
 

@@ -323,6 +323,57 @@ contains "$T/err" "no value named 'nope' (valid: gated-write, stream-write" "unk
 expect 2 "unknown shadow name" -- "$B" simulate bfq -v v4.13 -p shadow=nope; one_line_error "unknown shadow name"
 expect 2 "name for an unnamed parameter" -- "$B" check tags -v refcount -p ntags=two; one_line_error "name for an unnamed parameter"
 
+# A user's own workload file: --workload FILE.wl and -p workload=FILE.wl in
+# check, simulate, compare and diff --reach; the trace carries the file's
+# text, so it replays and reruns after the file is gone; a bad line is one
+# line naming the file and the line.
+cat >"$T/mine.wl" <<'WL'
+# mine: a writer behind two blockers, then a stream of readers
+device depth=1 slot=1
+proc blocker dir=W reqs=200,201
+gate
+proc writer dir=W sync=0 reqs=100
+proc reader dir=R sync=0 stream=6 start=0 stride=1 size=1
+track writer:0
+fair reader writer
+WL
+expect 0 "check --workload FILE" -- "$B" check deadline -v v6.18 --workload "$T/mine.wl" --prop max-wait --trace-out "$T/mine.json"
+contains "$T/out" "workload=mine.wl," "the header names the user's workload"
+contains "$T/out" "max-wait               max = 6 (trace 24 steps)" "user workload: the maximum the search found"
+contains "$T/out" "shadow=none" "the header names shadow values"
+expect 0 "check -p workload=FILE" -- "$B" check deadline -v v6.18 -p workload="$T/mine.wl" --prop max-wait -q --json
+contains "$T/out" '"value": 6' "-p workload=FILE gives the same maximum"
+python3 -c "import json,sys; t=json.load(open(sys.argv[1])); assert t['param_files']['workload']['name']=='mine.wl' and 'proc writer' in t['param_files']['workload']['text']" "$T/mine.json" \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: the trace does not carry the workload's text"; }
+mv "$T/mine.wl" "$T/mine.moved"
+expect 0 "replay a user-workload trace without the file" -- "$B" replay "$T/mine.json"
+contains "$T/out" "workload=mine.wl" "replay names the carried workload"
+expect 0 "check --from-trace without the file" -- "$B" check --from-trace "$T/mine.json" -q
+contains "$T/out" "max = 6" "--from-trace reruns the carried workload"
+mv "$T/mine.moved" "$T/mine.wl"
+expect 0 "simulate --workload FILE" -- "$B" simulate deadline -v v6.18 --workload "$T/mine.wl" --first -q
+contains "$T/out" "workload=mine.wl" "simulate names the user's workload"
+expect 0 "compare --workload FILE" -- "$B" compare deadline --before prio-5.14 --after v6.18 --workload "$T/mine.wl" --prop max-wait
+contains "$T/out" "0 verdict(s) changed" "compare on a user's workload"
+expect 1 "diff --reach --workload FILE" -- "$B" diff deadline --from head-request --to v6.18 --reach --workload "$T/mine.wl"
+contains "$T/out" "in 1 workload(s).*: mine.wl (" "diff --reach searches only the user's workload"
+printf 'device depth=1\nproc a dir=X reqs=1\n' >"$T/badline.wl"
+expect 2 "workload file with a bad line" -- "$B" check deadline -v v6.18 --workload "$T/badline.wl"; one_line_error "workload file with a bad line"
+contains "$T/err" "badline.wl line 2: dir: 'X' is not R or W" "the error names the file, line and problem"
+expect 2 "missing workload file" -- "$B" simulate deadline -v v6.18 --workload "$T/nope.wl"; one_line_error "missing workload file"
+expect 2 "workload file is a directory" -- "$B" check deadline -v v6.18 -p workload="$T/"; one_line_error "workload file is a directory"
+expect 2 "--workload with -p workload=" -- "$B" check deadline -v v6.18 --workload gated-write -p workload=1; one_line_error "--workload with -p workload="
+expect 2 "--workload on a model without workloads" -- "$B" check tags -v refcount --workload gated-write; one_line_error "--workload on tags"
+expect 2 "export: source and --workload" -- "$B" export gated-write --workload gated-write --fio -o "$T/j.fio"; one_line_error "export: source and --workload"
+expect 0 "export --workload FILE" -- "$B" export --workload "$T/mine.wl" --fio -o "$T/mine.fio"
+contains "$T/mine.fio" "mine" "export --workload writes the user's jobs"
+python3 - "$T/mine.json" "$T/nested.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1])); t['param_files']['nosuch'] = {'name': 'x', 'text': 'y'}
+json.dump(t, open(sys.argv[2], 'w'))
+PY
+expect 2 "trace: param_files for a parameter it has no value of" -- "$B" replay "$T/nested.json"; one_line_error "trace: stray param_files"
+
 # Suite files: a row names a run once, then PROPERTY EXPECTED pairs; indented
 # lines continue it; directories expand to their *.suite files, sorted.
 mkdir -p "$T/suites/b" "$T/suites/a"

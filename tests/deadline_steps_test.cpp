@@ -316,6 +316,47 @@ TEST_CASE("deadline: every shipped workload parses and fits the state") {
   CHECK(p.help.find("0=gated-write") != std::string::npos);
 }
 
+TEST_CASE("deadline: a user's workload is numbered after the shipped ones and runs as they do") {
+  const int shipped = static_cast<int>(shipped_workloads().size());
+  const std::string text = "# mine\nproc w dir=W reqs=100\nproc r stream=3\ntrack w:0\n";
+  const int n = add_workload("mine.wl", text, "mine.wl");
+  CHECK(n >= shipped);
+  CHECK(workload_added(n));
+  CHECK_FALSE(workload_added(0));
+  CHECK(workload_at(n).name == "mine.wl");
+  CHECK(workload_text(n) == text);
+  // The same text keeps its number; a shipped text is the shipped workload.
+  CHECK(add_workload("again.wl", text, "again.wl") == n);
+  CHECK(add_workload("copy.wl", shipped_workloads()[3].text, "copy.wl") == 3);
+  // A bad line names where it came from; nothing is added.
+  const int before = workload_count();
+  try {
+    add_workload("bad.wl", "proc a dir=Q\n", "dir/bad.wl");
+    FAIL("no error");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()) == "workload dir/bad.wl line 1: dir: 'Q' is not R or W");
+  }
+  CHECK(workload_count() == before);
+  // The parameter takes the added number, by number or by its name, and
+  // names it back; beyond the registry it is out of range.
+  const ModelInfo& info = DM::static_info();
+  const ParamInfo& wp = info.params[0];
+  REQUIRE(wp.open != nullptr);
+  CHECK(resolve_params(info, std::vector<std::string>{"workload=" + std::to_string(n)}).at("workload") == n);
+  CHECK(resolve_params(info, std::vector<std::string>{"workload=mine.wl"}).at("workload") == n);
+  CHECK(param_value_name(wp, n) == "mine.wl");
+  CHECK_THROWS_AS(resolve_params(info, Params{{"workload", workload_count()}}), UsageError);
+  CHECK(find_workload("gated-write") == 0);
+  CHECK(find_workload(std::to_string(n)) == n);
+  CHECK_THROWS_AS(find_workload("/nonexistent/x.wl"), UsageError);
+  // The model built on it has the user's processes.
+  Tun t;
+  t.workload = n;
+  const DM m(0, params(t));
+  CHECK(m.workload().procs.size() == 2);
+  CHECK(m.workload().procs[1].name == "r");
+}
+
 // ------------------------------------------------------------- the framework
 
 TEST_CASE("deadline: initial state, layout and constructor checks") {

@@ -378,3 +378,37 @@ TEST_CASE("trace: wrong-typed or out-of-range fields give UsageError") {
     CHECK_THROWS_AS(trace_from_json(cases[k]), UsageError);
   }
 }
+
+TEST_CASE("trace: a user's workload travels in param_files and replays under any number") {
+  const ModelHandle& mh = find_model("deadline");
+  const std::string text = "# trace test\nproc w dir=W reqs=100\ngate\nproc r stream=4\ntrack w:0\n";
+  const int n = mh.info().params[0].open->add("tt.wl", text, "tt.wl");
+  CheckOutcome o = mh.check("v6.18", {{"workload", n}}, {"max-wait"}, quiet_bfs());
+  REQUIRE(o.props.at(0).trace);
+  Trace t = *o.props[0].trace;
+  REQUIRE(t.param_files.count("workload"));
+  CHECK(t.param_files.at("workload").name == "tt.wl");
+  CHECK(t.param_files.at("workload").text == text);
+  // Round trip through JSON; a different number in the file still finds
+  // the text (it is what the number means in another process).
+  json j = trace_to_json(t);
+  j["params"]["workload"] = 12345;
+  const Trace back = trace_from_json(j);
+  CHECK(trace_params(mh.info(), back).at("workload") == n);
+  CHECK(mh.replay(back).reproduced);
+  // A shipped workload carries no text.
+  CheckOutcome s = mh.check("prio-5.16", {{"workload", 5}}, {"deadlock"}, quiet_bfs());
+  REQUIRE(s.props.at(0).trace);
+  CHECK(s.props[0].trace->param_files.empty());
+  CHECK_FALSE(trace_to_json(*s.props[0].trace).contains("param_files"));
+  // Malformed: not an object, a file without a value, a text that is no workload.
+  json bad = trace_to_json(t);
+  bad["param_files"] = 3;
+  CHECK_THROWS_AS(trace_from_json(bad), UsageError);
+  bad = trace_to_json(t);
+  bad["params"].erase("workload");
+  CHECK_THROWS_AS(trace_from_json(bad), UsageError);
+  bad = trace_to_json(t);
+  bad["param_files"]["workload"]["text"] = "proc x dir=Q\n";
+  CHECK_THROWS_AS(trace_params(mh.info(), trace_from_json(bad)), UsageError);
+}

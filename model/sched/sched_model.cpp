@@ -11,11 +11,22 @@ namespace blkmc::sched {
 namespace {
 
 std::string workload_help() {
-  std::string h = "shipped workload:";
+  std::string h = "a workload: a FILE.wl of yours, or shipped:";
   const auto& all = shipped_workloads();
   for (std::size_t i = 0; i < all.size(); ++i) h += fmt::format(" {}={}", i, all[i].name);
   return h;
 }
+
+// workload=FILE.wl: the workload registry (model/sched/workload.hpp).
+const OpenValues kWorkloadFiles{
+    [] { return workload_count() - 1; },
+    [](const std::string& arg) { return load_workload(arg); },
+    [](int v) { return workload_at(v).name; },
+    [](int v) { return workload_added(v) ? workload_text(v) : std::string(); },
+    [](const std::string& name, const std::string& text, const std::string& where) {
+      return add_workload(name, text, where);
+    },
+};
 
 }  // namespace
 
@@ -37,6 +48,7 @@ const ModelInfo& SchedModel<Sched>::static_info() {
     // Value names: -p workload=NAME (a shipped workload), -p shadow=VARIANT
     // (none for -1).
     for (const auto& w : shipped_workloads()) m.params[0].names.push_back(w.name);
+    m.params[0].open = &kWorkloadFiles;
     for (auto& p : m.params)
       if (p.name == "shadow")
         for (int v = p.min; v <= p.max; ++v)
@@ -52,7 +64,7 @@ const ModelInfo& SchedModel<Sched>::static_info() {
 
 template <class Sched>
 SchedModel<Sched>::SchedModel(int variant, const Params& p)
-    : SchedModel(variant, p, shipped_workload(p.at("workload"))) {}
+    : SchedModel(variant, p, workload_at(p.at("workload"))) {}
 
 template <class Sched>
 SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)

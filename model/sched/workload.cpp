@@ -1,7 +1,11 @@
 #include "model/sched/workload.hpp"
 
 #include <charconv>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -283,15 +287,115 @@ Workload parse_workload(const std::string& text, const std::string& name) {
 }
 
 const Workload& shipped_workload(int n) {
-  static const std::vector<Workload> parsed = [] {
-    std::vector<Workload> v;
-    for (const auto& s : shipped_workloads()) v.push_back(parse_workload(s.text, s.name));
-    return v;
-  }();
-  if (n < 0 || n >= static_cast<int>(parsed.size()))
-    throw UsageError(fmt::format("workload={} is not a shipped workload (0..{})", n,
-                                 static_cast<int>(parsed.size()) - 1));
-  return parsed[static_cast<std::size_t>(n)];
+  const int shipped = int(shipped_workloads().size());
+  if (n < 0 || n >= shipped)
+    throw UsageError(fmt::format("workload={} is not a shipped workload (0..{})", n, shipped - 1));
+  return workload_at(n);
+}
+
+namespace {
+
+struct Entry {
+  Workload wl;
+  std::string text;
+};
+
+// The shipped workloads, then the added ones; a deque so that references
+// handed out stay valid while entries are added.
+struct Registry {
+  std::mutex mu;
+  std::deque<Entry> all;
+  std::size_t shipped = 0;
+  Registry() {
+    for (const auto& s : shipped_workloads()) all.push_back({parse_workload(s.text, s.name), s.text});
+    shipped = all.size();
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+const Entry& entry(int n) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  if (n < 0 || std::size_t(n) >= r.all.size())
+    throw UsageError(fmt::format("workload={} is not a known workload (0..{}: shipped, or a .wl file)", n,
+                                 int(r.all.size()) - 1));
+  return r.all[std::size_t(n)];
+}
+
+std::string read_workload_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw UsageError(fmt::format("workload file '{}' does not exist", path));
+  if (!fs::is_regular_file(st)) throw UsageError(fmt::format("workload file '{}' is not a regular file", path));
+  constexpr std::uintmax_t kMax = 1 << 20;
+  if (fs::file_size(path, ec) > kMax) throw UsageError(fmt::format("workload file '{}' is larger than 1 MiB", path));
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  if (!in || !(ss << in.rdbuf())) throw UsageError(fmt::format("workload file '{}' cannot be read", path));
+  return ss.str();
+}
+
+}  // namespace
+
+int workload_count() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return int(r.all.size());
+}
+
+const Workload& workload_at(int n) { return entry(n).wl; }
+const std::string& workload_text(int n) { return entry(n).text; }
+
+bool workload_added(int n) {
+  entry(n);  // throws when unknown
+  return std::size_t(n) >= registry().shipped;
+}
+
+int add_workload(const std::string& name, const std::string& text, const std::string& where) {
+  Workload wl = parse_workload(text, where);  // outside the lock: it may throw
+  wl.name = name;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  for (std::size_t i = 0; i < r.all.size(); ++i)
+    if (r.all[i].text == text) return int(i);
+  r.all.push_back({std::move(wl), text});
+  return int(r.all.size()) - 1;
+}
+
+int load_workload(const std::string& arg) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(arg, ec)) {
+    Registry& r = registry();
+    {
+      std::lock_guard lock(r.mu);
+      for (std::size_t i = r.shipped; i < r.all.size(); ++i)
+        if (r.all[i].wl.name == arg) return int(i);
+    }
+    const bool looks_like_file = arg.find('/') != std::string::npos ||
+                                 (arg.size() > 3 && arg.compare(arg.size() - 3, 3, ".wl") == 0);
+    if (!looks_like_file) {
+      std::string names;
+      for (const auto& w : shipped_workloads()) names += fmt::format("{}{}", names.empty() ? "" : ", ", w.name);
+      throw UsageError(fmt::format("parameter workload: no value named '{}' (valid: {}, 0..{}, or a FILE.wl)", arg,
+                                   names, workload_count() - 1));
+    }
+  }
+  return add_workload(fs::path(arg).filename().string(), read_workload_file(arg), arg);
+}
+
+int find_workload(const std::string& arg) {
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+  if (ec == std::errc() && ptr == arg.data() + arg.size() && !arg.empty()) return (entry(n), n);
+  for (std::size_t i = 0; i < shipped_workloads().size(); ++i)
+    if (arg == shipped_workloads()[i].name) return int(i);
+  return load_workload(arg);
 }
 
 }  // namespace blkmc::sched

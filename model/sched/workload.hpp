@@ -3,7 +3,8 @@
 // A workload is a small text file: a device line, processes (actors) with a
 // finite or cyclic list of requests, an optional gate and the request whose
 // wait the properties track. blkmc ships its workloads compiled in
-// (workloads/*.wl, chosen by the `workload=N` parameter).
+// (workloads/*.wl, chosen by the `workload=N` or `workload=NAME` parameter)
+// and reads a user's own from a file (`workload=my.wl`, `--workload my.wl`).
 //
 //   # first comment lines: the summary
 //   device depth=4 slot=1 spindles=1 rotational=0 service=1 seek=0 requeue=0
@@ -101,5 +102,24 @@ struct ShippedWorkload {
 const std::vector<ShippedWorkload>& shipped_workloads();
 // The parsed shipped workload N (throws UsageError when out of range).
 const Workload& shipped_workload(int n);
+
+// Every workload this process can name, numbered as the `workload=N`
+// parameter: the shipped ones (0..S-1), then those added at run time from a
+// user's file or a trace's text (S, S+1, ...), in the order added. Adding
+// happens while the command line and traces are read, before any search
+// starts; the registry is locked all the same.
+int workload_count();
+const Workload& workload_at(int n);        // throws UsageError when unknown
+const std::string& workload_text(int n);   // the .wl text
+bool workload_added(int n);                // from a file or a trace, not shipped
+// Parses `text` (errors name `where`, e.g. "workload my.wl line 3: ...") and
+// adds it under `name`; a text already known (shipped or added) keeps its
+// number. Returns the number.
+int add_workload(const std::string& name, const std::string& text, const std::string& where);
+// `-p workload=ARG` when ARG is neither a number nor a shipped name: a .wl
+// file (at most 1 MiB), or the name of one added before; its number.
+int load_workload(const std::string& arg);
+// A shipped name, a number, a file or an added name: its number.
+int find_workload(const std::string& arg);
 
 }  // namespace blkmc::sched
