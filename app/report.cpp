@@ -1,5 +1,7 @@
 #include "app/report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "counterexamples/trace.hpp"
@@ -82,9 +84,15 @@ std::string reduction_text(const Stats& s) {
   return out;
 }
 
+std::string params_text(const std::string& model, const Params& p) {
+  const auto& all = all_models();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const ModelHandle* m) { return m->info().name == model; });
+  return it == all.end() ? params_string(p) : params_string((*it)->info(), p);
+}
+
 std::string outcome_text(const CheckOutcome& o) {
   std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
-                                params_string(find_model(o.model).info(), o.params), o.search, to_string(o.stop));
+                                params_text(o.model, o.params), o.search, to_string(o.stop));
   for (const auto& p : o.props) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     // A lossy store never gives a bare "holds" (nor an exact maximum).

@@ -1,6 +1,7 @@
 #include "cli/diff.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "model/params.hpp"
 #include "app/registry.hpp"
 #include "props/diff.hpp"
+#include "app/trace_report.hpp"
 #include "model/sched/workload.hpp"
 #include "app/registry.hpp"
 #include "props/verdict.hpp"
@@ -53,6 +55,7 @@ struct Reach {
   Params params;                   // of the last search (the trace's when found)
   std::vector<std::string> story;  // the replayed trace, one line per step
   std::string written;             // --trace-out
+  std::string report_written;      // --report
 };
 
 // The shadow property of a model: same-decisions (bfq, cfq) or same-choice
@@ -218,6 +221,7 @@ std::string reach_text(const std::string& model, const std::string& to, const Re
   if (!r.trace->steps.empty())
     s += fmt::format("  the decision that differed (last step): {}\n", r.trace->steps.back().text);
   if (!r.written.empty()) s += fmt::format("  trace written to {}\n", r.written);
+  if (!r.report_written.empty()) s += fmt::format("  report written to {}\n", r.report_written);
   return s;
 }
 
@@ -256,6 +260,7 @@ nlohmann::json reach_json(const std::string& model, const std::string& to, const
     j["step_texts"] = steps;
     j["last_step"] = r.trace->steps.empty() ? std::string() : r.trace->steps.back().text;
     if (!r.written.empty()) j["trace_out"] = r.written;
+    if (!r.report_written.empty()) j["report"] = r.report_written;
   }
   return j;
 }
@@ -289,8 +294,14 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
   }
   if (reach.enabled && reach.max_states == 0)
     throw UsageError("diff: --max-states must be at least 1");
-  if (!reach.enabled && (!reach.trace_out.empty() || !reach.params.empty()))
-    throw UsageError("diff: --trace-out and --param need --reach");
+  if (!reach.enabled && (!reach.trace_out.empty() || !reach.params.empty() || !reach.report.empty()))
+    throw UsageError("diff: --trace-out, --report and --param need --reach");
+  for (const auto& [what, out] : {std::pair{"--trace-out", reach.trace_out}, std::pair{"--report", reach.report}}) {
+    const std::filesystem::path dir = std::filesystem::path(out).parent_path();
+    std::error_code ec;
+    if (!out.empty() && !dir.empty() && !std::filesystem::is_directory(dir, ec))
+      throw UsageError(fmt::format("diff {}: no directory '{}'", what, dir.string()));
+  }
   bool all_equal = true;
   nlohmann::json j = nlohmann::json::array();
   for (const DecisionFn* f : chosen) {
@@ -305,10 +316,26 @@ int run_diff(const std::string& model, const std::string& from, const std::strin
       r.why_not = "the two variants decide the same: nothing to reach";
     else
       r = run_reach(model, from, to, function, reach);
+    // The page after the search: a write error loses nothing printed below.
+    std::string report_error;
+    if (r.found && !reach.report.empty()) {
+      try {
+        write_text_file(trace_report_html(find_model(model), *r.trace, reach_command(model, to, r)), reach.report,
+                        "report");
+        r.report_written = reach.report;
+      } catch (const UsageError& e) {
+        report_error = e.what();
+      }
+    }
     if (as_json) {
       j = nlohmann::json{{"functions", j}, {"reach", reach_json(model, to, r, reach)}};
     } else {
       std::cout << reach_text(model, to, r, reach) << std::flush;
+    }
+    if (!report_error.empty()) {
+      if (as_json) std::cout << j.dump(2) << '\n';
+      std::cerr << "blkmc: " << report_error << '\n';
+      return kExitUsage;
     }
   }
   if (as_json) std::cout << j.dump(2) << '\n';

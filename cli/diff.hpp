@@ -11,6 +11,7 @@ namespace blkmc {
 struct DiffReachOptions {
   bool enabled = false;       // --reach
   std::string trace_out;      // --trace-out: write the trace found here
+  std::string report;         // --report: its HTML page (app/trace_report.hpp)
   std::uint64_t max_states = 2000000;  // --max-states, per workload searched
   std::vector<std::string> params;     // -p k=v for the search (workload=N: only that one)
 };

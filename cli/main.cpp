@@ -3,8 +3,10 @@
 // over app/ (the registry and the model adapters) and the engines. main()
 // is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <iostream>
@@ -23,6 +25,7 @@
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"
 #include "app/report.hpp"
+#include "app/trace_report.hpp"
 #include "app/registry.hpp"
 
 using namespace blkmc;
@@ -115,6 +118,24 @@ CLI::Validator finite_range(double lo, double hi) {
       fmt::format("NUMBER in [{} - {}]", lo, hi));
 }
 
+// A word as the shell reads it back: as is when plain, else in single quotes.
+std::string shell_quote(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./=:,+@%", c);
+  });
+  if (plain) return w;
+  std::string q = "'";
+  for (const char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// This process's command line, for a report's "reproduce it".
+std::string command_line(int argc, char** argv) {
+  std::string s = "blkmc";
+  for (int i = 1; i < argc; ++i) s += " " + shell_quote(argv[i]);
+  return s;
+}
+
 std::string trace_path(const std::string& base, const std::string& prop_spec, bool several) {
   if (!several) return base;
   const std::string prop = prop_file_name(prop_spec);
@@ -135,7 +156,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "models, variants, properties and parameters");
   list->add_flag("--json", list_json, "machine-readable output");
 
-  std::string model, variant = "", trace_out;
+  std::string model, variant = "", trace_out, report_out;
   std::vector<std::string> params, props;
   bool bfs = false, dfs = false, as_json = false, quiet = false;
   unsigned threads = 0;
@@ -187,6 +208,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   check->add_option("--time", seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
   check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB (default: 3/4 of RAM)")
       ->check(finite_range(1.0, 1e7));
+  check->add_option("--report", report_out,
+                    "write each violation's trace as an HTML page here (FILE-PROP.html when several)");
   check->add_option("--trace-out", trace_out,
                     "write each violation's counterexample here (-PROP is added when several)");
   std::string dot_out;
@@ -205,6 +228,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
   check->excludes(list);
 
   std::string trace_file;
+  auto* reportc = app.add_subcommand(
+      "report", "write a counterexample trace as one self-contained HTML page: a sequence chart, the "
+                "state after each step, and for scheduler traces a dispatch timeline");
+  reportc->add_option("trace", trace_file, "trace JSON file")->required();
+  reportc->add_option("-o,--output", report_out, "the HTML file to write")->required();
   auto* replay = app.add_subcommand("replay", "re-execute a counterexample trace in its model");
   replay->add_option("trace", trace_file, "trace JSON file")->required();
   replay->add_flag("--quiet,-q", quiet, "only the verdict line");
@@ -245,6 +273,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
                   "variant TO with shadow=FROM and the model's shadow property, on each shipped "
                   "workload, smallest first (bfq, cfq, deadline)");
   diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here");
+  diffc->add_option("--report", diff_reach.report, "with --reach: write the trace found as an HTML page here");
   diffc->add_option("--param,-p", diff_reach.params,
                     "with --reach: model parameter name=value for the search (repeatable; "
                     "workload=N, NAME or FILE.wl searches only that workload)");
@@ -455,7 +484,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
       // (explorer/reduction.hpp), unless switched off.
       opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
       // Where traces go is checked before the search, not after it.
-      for (const auto& [what, out] : {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}}) {
+      for (const auto& [what, out] :
+           {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}, std::pair{"--report", report_out}}) {
         if (out.empty()) continue;
         const std::filesystem::path dir = std::filesystem::path(out).parent_path();
         std::error_code ec;
@@ -481,6 +511,22 @@ int blkmc::blkmc_main(int argc, char** argv) {
             }
           }
       }
+      // The pages of the traces, after the verdicts are in hand.
+      nlohmann::json reports = nlohmann::json::object();
+      if (!report_out.empty() && (!cluster || cluster->rank() == 0)) {
+        int violated = 0;
+        for (const auto& p : o.props) violated += p.trace.has_value();
+        for (const auto& p : o.props)
+          if (p.trace) {
+            const std::string path = trace_path(report_out, p.name, violated > 1);
+            try {
+              write_text_file(trace_report_html(mh, *p.trace, command_line(argc, argv)), path, "report");
+              reports[p.name] = path;
+            } catch (const UsageError& e) {
+              write_errors.push_back(e.what());
+            }
+          }
+      }
       // The graph after the verdicts are in hand: a refusal or a write
       // error loses none of them.
       std::string dot_written;
@@ -498,17 +544,28 @@ int blkmc::blkmc_main(int argc, char** argv) {
       if (as_json) {
         auto j = outcome_json(o);
         j["traces_written"] = written;
+        if (!report_out.empty()) j["reports_written"] = reports;
         if (!dot_written.empty()) j["dot_written"] = dot_out;
         std::cout << j.dump(2) << '\n';
       } else {
         std::cout << outcome_text(o);
         for (const auto& [prop, path] : written.items())
           std::cout << fmt::format("  trace for {} written to {}\n", prop, path.get<std::string>());
+        for (const auto& [prop, path] : reports.items())
+          std::cout << fmt::format("  report for {} written to {}\n", prop, path.get<std::string>());
         if (!dot_written.empty()) std::cout << "  " << dot_written << '\n';
       }
       for (const auto& e : write_errors) std::cerr << "blkmc: " << e << '\n';
       if (!write_errors.empty()) return kExitUsage;
       return exit_code(o);
+    }
+    if (reportc->parsed()) {
+      const Trace t = read_trace_file(trace_file);
+      const ModelHandle& mh = find_model(t.model);
+      const std::string cmd = fmt::format("blkmc replay {0}\nblkmc check --from-trace {0}", shell_quote(trace_file));
+      write_text_file(trace_report_html(mh, t, cmd), report_out, "report");
+      if (!quiet) std::cout << fmt::format("report written to {}\n", report_out);
+      return kExitHolds;
     }
     if (replay->parsed()) {
       const Trace t = read_trace_file(trace_file);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/report.hpp"
 #include "props/verdict.hpp"
 
 namespace blkmc {
@@ -25,7 +26,7 @@ int run_simulation(const ModelHandle& mh, const std::string& variant, const Para
     std::cout << j.dump(2) << '\n';
   } else {
     std::cout << fmt::format("{} --variant {} ({}), {}: {} after {} steps ({:.2f} s)\n", o.model,
-                             o.variant, params_string(find_model(o.model).info(), o.params), o.schedule, to_string(o.end),
+                             o.variant, params_text(o.model, o.params), o.schedule, to_string(o.end),
                              o.steps, o.seconds);
     std::cout << o.text;
     std::cout << fmt::format("  final state: {}\n", o.final_summary);

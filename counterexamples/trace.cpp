@@ -160,36 +160,40 @@ Trace read_trace_file(const std::string& path) {
   return trace_from_json(j);
 }
 
-void write_trace_file(const Trace& t, const std::string& path) {
+void write_text_file(const std::string& text, const std::string& path, const std::string& what) {
   // A regular file is written beside the target and renamed over it, so a
-  // full disk or an interrupted write never leaves a truncated trace under
+  // full disk or an interrupted write never leaves a truncated file under
   // the name; anything else (a device, a pipe) is written in place, never
   // replaced.
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
     std::ofstream out(path);
-    if (!out) throw UsageError(fmt::format("cannot write trace '{}'", path));
-    out << trace_to_json(t).dump(2) << '\n';
+    if (!out) throw UsageError(fmt::format("cannot write {} '{}'", what, path));
+    out << text;
     out.close();
-    if (!out) throw UsageError(fmt::format("error writing trace '{}'", path));
+    if (!out) throw UsageError(fmt::format("error writing {} '{}'", what, path));
     return;
   }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
-    if (!out) throw UsageError(fmt::format("cannot write trace '{}'", path));
-    out << trace_to_json(t).dump(2) << '\n';
+    if (!out) throw UsageError(fmt::format("cannot write {} '{}'", what, path));
+    out << text;
     out.close();
     if (!out) {
       std::remove(tmp.c_str());
-      throw UsageError(fmt::format("error writing trace '{}' (disk full?)", path));
+      throw UsageError(fmt::format("error writing {} '{}' (disk full?)", what, path));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    throw UsageError(fmt::format("cannot write trace '{}'", path));
+    throw UsageError(fmt::format("cannot write {} '{}'", what, path));
   }
+}
+
+void write_trace_file(const Trace& t, const std::string& path) {
+  write_text_file(trace_to_json(t).dump(2) + '\n', path, "trace");
 }
 
 }  // namespace blkmc

@@ -61,6 +61,9 @@ nlohmann::json trace_to_json(const Trace& t);
 Trace trace_from_json(const nlohmann::json& j);  // throws UsageError on malformed input
 Trace read_trace_file(const std::string& path);  // throws UsageError
 void write_trace_file(const Trace& t, const std::string& path);
+// Writes text to path whole or not at all (a regular file is written beside
+// it and renamed over it); errors are one-line UsageErrors naming `what`.
+void write_text_file(const std::string& text, const std::string& path, const std::string& what);
 
 struct ReplayResult {
   bool reproduced = false;        // the final state violates the property

@@ -374,6 +374,50 @@ json.dump(t, open(sys.argv[2], 'w'))
 PY
 expect 2 "trace: param_files for a parameter it has no value of" -- "$B" replay "$T/nested.json"; one_line_error "trace: stray param_files"
 
+# report: one self-contained HTML page per trace. Its SVG charts must be
+# well-formed XML, nothing may load from the network, and the marks must
+# be where the trace puts them.
+svg_ok() {  # svg_ok FILE: every <svg>...</svg> parses as XML; no remote src/href
+  python3 - "$1" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+html = open(sys.argv[1], encoding="utf-8").read()
+svgs = re.findall(r"<svg .*?</svg>", html, re.S)
+assert svgs, "no svg"
+for s in svgs:
+    ET.fromstring(s)
+assert not re.search(r'(src|href)="(https?:)?//', html), "remote reference"
+assert html.count("<details id=") >= 2
+PY
+}
+expect 0 "report of a maximize trace" -- "$B" report "$SRC/counterexamples/deadline/deadline-prio-5.14-gated-write-max-wait-le32.json" -o "$T/r1.html"
+svg_ok "$T/r1.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report r1 is not well-formed"; }
+contains "$T/r1.html" "Dispatch timeline" "a scheduler trace has a dispatch timeline"
+contains "$T/r1.html" 'class="qw tracked"' "the tracked request's wait is shaded"
+contains "$T/r1.html" 'class="switch"' "direction switches are drawn"
+contains "$T/r1.html" 'class="bad"' "the violating step is marked"
+contains "$T/r1.html" "reproduced: max-wait&lt;=32 is violated" "the verdict is the replay's"
+contains "$T/r1.html" "blkmc check --from-trace" "the page says how to reproduce it"
+expect 0 "report of a starvation lasso" -- "$B" report "$SRC/counterexamples/deadline/deadline-prio-5.14-rt-be-cyclic-starvation.json" -o "$T/r2.html"
+svg_ok "$T/r2.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report r2 is not well-formed"; }
+contains "$T/r2.html" 'class="stuck"' "the lasso's stuck point is drawn"
+contains "$T/r2.html" "repeat forever" "the lasso's loop is drawn"
+expect 0 "report of a tags trace" -- "$B" report "$SRC/counterexamples/tags/tags-v4.11-no-null-deref.json" -o "$T/r3.html"
+svg_ok "$T/r3.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report r3 is not well-formed"; }
+if grep -q "Dispatch timeline" "$T/r3.html"; then fail=$((fail + 1)); echo "FAIL: a tags trace has no timeline"; else pass=$((pass + 1)); fi
+contains "$T/r3.html" '<tr class="chg">' "changed variables are highlighted"
+expect 1 "check --report" -- "$B" check deadline -v prio-5.16 --workload passthrough-head --prop deadlock --prop progress --report "$T/ck.html" -q
+contains "$T/out" "report for deadlock written to $T/ck-deadlock.html" "check --report names a page per violation"
+svg_ok "$T/ck-progress.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: check --report page"; }
+contains "$T/ck-deadlock.html" "blkmc check deadline -v prio-5.16 --workload passthrough-head" "check --report shows the command"
+expect 1 "diff --reach --report" -- "$B" diff deadline --from head-request --to v6.18 --function dispatch_choice --reach --report "$T/dr.html"
+contains "$T/out" "report written to $T/dr.html" "diff --reach --report says where"
+contains "$T/dr.html" "rerun: \|blkmc check deadline -v v6.18 -p shadow=head-request" "diff's page shows the rerun command"
+expect 2 "report of a malformed trace" -- "$B" report "$T/badline.wl" -o "$T/x.html"; one_line_error "report of a malformed trace"
+expect 2 "report into a missing directory" -- "$B" report "$T/mine.json" -o "$T/nodir/x.html"; one_line_error "report into a missing directory"
+expect 2 "check --report into a missing directory" -- "$B" check deadline -v v6.18 --report "$T/nodir/x.html"; one_line_error "check --report into a missing directory"
+expect 2 "diff --report without --reach" -- "$B" diff deadline --from head-request --to v6.18 --report "$T/x.html"; one_line_error "diff --report without --reach"
+[ ! -e "$T/x.html" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a refused report left a file"; }
+
 # Suite files: a row names a run once, then PROPERTY EXPECTED pairs; indented
 # lines continue it; directories expand to their *.suite files, sorted.
 mkdir -p "$T/suites/b" "$T/suites/a"
