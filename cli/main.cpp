@@ -132,7 +132,10 @@ std::string shell_quote(const std::string& w) {
 // This process's command line, for a report's "reproduce it".
 std::string command_line(int argc, char** argv) {
   std::string s = "blkmc";
-  for (int i = 1; i < argc; ++i) s += " " + shell_quote(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    s += ' ';
+    s += shell_quote(argv[i]);
+  }
   return s;
 }
 
@@ -312,6 +315,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   sim->add_option("--variant,-v", variant, "variant")->required();
   sim->add_option("--param,-p", params, kParamHelp);
   sim->add_option("--workload", workload_opt, kWorkloadHelp);
+  sim->add_option("--report", report_out,
+                  "also draw the run in an HTML page here: latency CDF and service over time per process, seek distance");
   auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)");
   sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
       ->excludes(seed_opt);
@@ -563,6 +568,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
       const Trace t = read_trace_file(trace_file);
       const ModelHandle& mh = find_model(t.model);
       const std::string cmd = fmt::format("blkmc replay {0}\nblkmc check --from-trace {0}", shell_quote(trace_file));
+      if (const auto dir = std::filesystem::path(report_out).parent_path(); !dir.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+          throw UsageError(fmt::format("report: no directory '{}'", dir.string()));
+      }
       write_text_file(trace_report_html(mh, t, cmd), report_out, "report");
       if (!quiet) std::cout << fmt::format("report written to {}\n", report_out);
       return kExitHolds;
@@ -615,7 +625,13 @@ int blkmc::blkmc_main(int argc, char** argv) {
       sim_opt.random = !sim_first;
       sim_opt.progress = !quiet;
       if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
-      return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json);
+      if (const auto dir = std::filesystem::path(report_out).parent_path(); !report_out.empty() && !dir.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+          throw UsageError(fmt::format("--report: no directory '{}'", dir.string()));
+      }
+      return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json, report_out,
+                            command_line(argc, argv));
     }
     if (dev_run->parsed()) return run_device_run(dev);
     if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet);

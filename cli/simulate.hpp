@@ -8,8 +8,12 @@
 
 namespace blkmc {
 
-// Prints the run; returns kExitViolated when it ended in a deadlock, else 0.
+// Prints the run, and with `report` also writes its charts there
+// (app/sim_report.hpp; `command` is this command line). Returns
+// kExitViolated when it ended in a deadlock, kExitIncomplete when
+// interrupted, kExitUsage when the page could not be written, else 0.
 int run_simulation(const ModelHandle& mh, const std::string& variant, const Params& params,
-                   const SimOptions& opt, bool as_json);
+                   const SimOptions& opt, bool as_json, const std::string& report = "",
+                   const std::string& command = "");
 
 }  // namespace blkmc

@@ -57,6 +57,7 @@ struct SimOutcome {
   double seconds = 0;
   std::string final_summary;
   nlohmann::json figures;  // the observer's, null without one
+  nlohmann::json series;   // the observer's events for charts (series()), null without
   std::string text;        // the observer's report, empty without one
 };
 
@@ -130,6 +131,7 @@ SimOutcome simulate_with(const M& m, const SimOptions& opt, Obs& obs) {
   out.final_summary = m.summary(s);
   out.figures = obs.json();
   out.text = obs.text();
+  if constexpr (requires { obs.series(); }) out.series = obs.series();
   return out;
 }
 

@@ -397,6 +397,7 @@ contains "$T/r1.html" 'class="switch"' "direction switches are drawn"
 contains "$T/r1.html" 'class="bad"' "the violating step is marked"
 contains "$T/r1.html" "reproduced: max-wait&lt;=32 is violated" "the verdict is the replay's"
 contains "$T/r1.html" "blkmc check --from-trace" "the page says how to reproduce it"
+contains "$T/r1.html" "requests\[writer.0\]" "requests are keyed by name in the state tables"
 expect 0 "report of a starvation lasso" -- "$B" report "$SRC/counterexamples/deadline/deadline-prio-5.14-rt-be-cyclic-starvation.json" -o "$T/r2.html"
 svg_ok "$T/r2.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report r2 is not well-formed"; }
 contains "$T/r2.html" 'class="stuck"' "the lasso's stuck point is drawn"
@@ -417,6 +418,27 @@ expect 2 "report into a missing directory" -- "$B" report "$T/mine.json" -o "$T/
 expect 2 "check --report into a missing directory" -- "$B" check deadline -v v6.18 --report "$T/nodir/x.html"; one_line_error "check --report into a missing directory"
 expect 2 "diff --report without --reach" -- "$B" diff deadline --from head-request --to v6.18 --report "$T/x.html"; one_line_error "diff --report without --reach"
 [ ! -e "$T/x.html" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a refused report left a file"; }
+
+# simulate --report: the run's figures drawn (latency CDF, service over
+# time, seek distance), the same run as the text (same seed, same figures).
+expect 0 "simulate --report" -- "$B" simulate deadline -v v6.18 -p workload=13 -p clock=1 --seed 7 --ticks 500 --report "$T/sim.html" -q
+svg_ok_sim() { python3 - "$1" "$2" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+html = open(sys.argv[1], encoding="utf-8").read()
+svgs = re.findall(r"<svg .*?</svg>", html, re.S)
+assert len(svgs) == int(sys.argv[2]), len(svgs)
+for s in svgs: ET.fromstring(s)
+assert not re.search(r'(src|href)="(https?:)?//', html)
+PY
+}
+svg_ok_sim "$T/sim.html" 3 && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: simulate --report charts"; }
+contains "$T/sim.html" "Latency distribution" "simulate --report draws the latency CDF"
+contains "$T/sim.html" "job3 (26)" "the CDF counts each process's completions"
+contains "$T/sim.html" "140 completions" "the page holds the text figures of the same run"
+contains "$T/out" "report written to $T/sim.html" "simulate says where the page went"
+expect 0 "simulate --report without an observer" -- "$B" simulate tags -v refcount --report "$T/simt.html" -q
+contains "$T/simt.html" "nothing to draw" "a model without figures says so"
+expect 2 "simulate --report into a missing directory" -- "$B" simulate deadline -v v6.18 --report "$T/nodir/s.html"; one_line_error "simulate --report into a missing directory"
 
 # Suite files: a row names a run once, then PROPERTY EXPECTED pairs; indented
 # lines continue it; directories expand to their *.suite files, sorted.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ class SchedObserver {
  public:
   using State = typename M::State;
   static constexpr std::size_t kOrderKept = 1000;  // dispatch order entries kept for JSON
+  static constexpr std::size_t kSeriesKept = 1000000;  // events kept for simulate --report
 
   explicit SchedObserver(const M& m)
       : m_(&m), procs_(std::size_t(m.nprocs())), submitted_at_(std::size_t(m.rqs().size()), 0) {}
@@ -58,6 +60,8 @@ class SchedObserver {
         ++p.completed;
         p.sectors += std::uint64_t(rq.info(r).size);
         p.latency.push_back(now() - submitted_at_[std::size_t(r)]);
+        if (completions_.size() < kSeriesKept)
+          completions_.push_back({now(), std::uint64_t(rq.info(r).proc), p.latency.back(), std::uint64_t(rq.info(r).size)});
         break;
       }
       case M::REQUEUE:
@@ -70,6 +74,21 @@ class SchedObserver {
         break;
     }
     (void)before;
+  }
+
+  // The events behind the figures, for simulate --report's charts: each
+  // completion [time, process, latency, sectors] and each issue [time,
+  // seek distance, direction], the first kSeriesKept of each.
+  nlohmann::json series() const {
+    nlohmann::json j{{"time_unit", unit()}, {"end", now()}};
+    auto& names = j["processes"] = nlohmann::json::array();
+    for (const auto& p : m_->workload().procs) names.push_back(p.name);
+    auto& c = j["completions"] = nlohmann::json::array();
+    for (const auto& e : completions_) c.push_back({e[0], e[1], e[2], e[3]});
+    auto& s = j["issues"] = nlohmann::json::array();
+    for (const auto& e : seeks_) s.push_back({e[0], e[1], e[2]});
+    j["truncated"] = completions_.size() >= kSeriesKept || seeks_.size() >= kSeriesKept;
+    return j;
   }
 
   std::uint64_t ticks() const { return ticks_; }
@@ -165,7 +184,9 @@ class SchedObserver {
   void issued(int r) {
     const RqTable& rq = m_->rqs();
     const int sector = rq.sector(r);
-    seek_ += std::uint64_t(sector > head_ ? sector - head_ : head_ - sector);
+    const auto dist = std::uint64_t(sector > head_ ? sector - head_ : head_ - sector);
+    seek_ += dist;
+    if (seeks_.size() < kSeriesKept) seeks_.push_back({now(), dist, std::uint64_t(rq.dir(r))});
     head_ = sector + rq.info(r).size;
     if (issues_ > 0 && rq.dir(r) != last_dir_) ++switches_;
     last_dir_ = rq.dir(r);
@@ -176,6 +197,8 @@ class SchedObserver {
   std::vector<Proc> procs_;
   std::vector<std::uint64_t> submitted_at_;
   std::vector<int> order_;
+  std::vector<std::array<std::uint64_t, 4>> completions_;
+  std::vector<std::array<std::uint64_t, 3>> seeks_;
   std::uint64_t steps_ = 0, ticks_ = 0, dispatches_ = 0, requeues_ = 0, issues_ = 0;
   std::uint64_t seek_ = 0, switches_ = 0;
   int head_ = 0, last_dir_ = READ;
