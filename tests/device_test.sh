@@ -111,6 +111,27 @@ clean "after device run --engine io_uring"
 expect 0 "device run text, synthetic gate" -- "$B" device run stream-write --repeat 1 -q
 grep -q "gate added" "$T/out" && grep -q "MATCH" "$T/out" && ok || bad "stream-write: gate note and match"
 
+# A user's workload file (--workload), and a trace made from it that
+# carries its text: it runs after the file is gone.
+cat >"$T/mine.wl" <<'WL'
+# mine: a writer queued with eight readers behind two blockers
+device depth=4 slot=1
+proc blocker dir=W sync=0 reqs=200,201,202,203,204
+gate
+proc writer dir=W sync=0 reqs=100
+proc reader dir=R sync=0 stream=8 start=0 stride=1 size=1
+track writer:0
+WL
+expect 0 "device run --workload FILE" -- "$B" device run --workload "$T/mine.wl" --repeat 1 -p fifo_batch=4
+grep -q "^mine on mq-deadline" "$T/out" && ok || bad "device run names the user's workload"
+clean "after device run --workload"
+"$B" check deadline -v v6.18 --workload "$T/mine.wl" -p fifo_batch=4 --prop max-wait -q --trace-out "$T/mine.json" >/dev/null
+mv "$T/mine.wl" "$T/mine.gone"
+expect 0 "device run of a trace that carries its workload" -- "$B" device run "$T/mine.json" --repeat 1
+grep -q "^mine on mq-deadline" "$T/out" && ok || bad "the trace's workload runs without its file"
+clean "after device run of a carried workload"
+expect 2 "device run: source and --workload" -- "$B" device run gated-write --workload gated-write
+
 expect 0 "device check" -- "$B" device check --repeat 1 -q
 [ "$(grep -c ' yes$' "$T/out")" -ge 8 ] && ok || bad "device check rows match"
 clean "after device check"

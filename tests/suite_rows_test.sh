@@ -5,6 +5,9 @@
 # rows expanded ONCE to the canonical one-per-line form of `blkmc suite
 # --expand` (every parameter as an integer). Fails when any of them is lost
 # or changed in the expansion of model/; rows added since are only counted.
+# Values changed on purpose since: the 32 `simulate bfq` sector figures of
+# workloads 21 and 22, when bfqq->next_rq became bfq_choose_req's choice
+# (issue 18; the model then serves a queue's requests in the kernel's order).
 # Usage: suite_rows_test.sh BLKMC SOURCE_DIR
 set -euo pipefail
 B=$1

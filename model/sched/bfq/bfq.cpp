@@ -121,6 +121,8 @@ void BfqScheduler::declare(Schema& sc) const {
   for (const char* n : kQByteNames) sc.integer(n, 0, 255, q);
   sc.integer("ttime_mean", 0, 63, q);
   sc.integer("ttime_samples", 0, 3, q);
+  sc.integer("next_rq", -1, t_.size() - 1, q);
+  sc.integer("last_position", 0, 255);
 }
 
 void BfqScheduler::resolve(const Schema& sc) {
@@ -139,6 +141,8 @@ void BfqScheduler::resolve(const Schema& sc) {
   for (int f = 0; f < kNumQBytes; ++f) qv_[f] = byte(kQByteNames[f]);
   ttime_mean_ = byte("ttime_mean");
   ttime_samples_ = byte("ttime_samples");
+  next_rq_ = byte("next_rq");
+  last_position_ = byte("last_position");
 }
 
 void BfqScheduler::init(SchedState& s) const {
@@ -151,7 +155,9 @@ void BfqScheduler::init(SchedState& s) const {
   if (shadow_ >= 0) differed_.set(s, 0);
   vtime_.set(s, 0);
   in_service_ticks_.set(s, 0);
+  last_position_.set(s, 0);
   for (int q = 0; q < nq_; ++q) {
+    next_rq_.set(s, q, -1);
     for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);
     ttime_mean_.set(s, q, 0);
     ttime_samples_.set(s, q, 0);
@@ -227,13 +233,51 @@ int BfqScheduler::wr_busy_queues(const SchedState& s) const {
   return n;
 }
 
-int BfqScheduler::next_rq(const SchedState& s, int q) const {
-  int best = -1;
-  for (int r = 0; r < t_.size(); ++r)
-    if (t_.info(r).proc == q && t_.status(s, r) == St::Sched &&
-        (best < 0 || t_.seq(s, r) < t_.seq(s, best)))
-      best = r;
-  return best;
+// bfq_choose_req: of two requests of one queue, the one to serve first
+// from head position `last`. Both are sync or both async and neither is
+// REQ_META, so only the positions decide.
+int BfqScheduler::bfq_choose_req(int r1, int r2, int last) const {
+  if (r1 < 0 || r1 == r2) return r2;
+  if (r2 < 0) return r1;
+  constexpr int kBackMax = 4096;    // bfq_back_max, 16 MiB in 4 KiB model sectors
+  constexpr int kBackPenalty = 2;   // bfq_back_penalty
+  const int s1 = t_.sector(r1), s2 = t_.sector(r2);
+  // The cost of reaching s from last; a seek back beyond kBackMax wraps.
+  auto cost = [&](int s, bool& wrap) {
+    if (s >= last) return s - last;
+    if (s + kBackMax >= last) return (last - s) * kBackPenalty;
+    wrap = true;
+    return 0;
+  };
+  bool wrap1 = false, wrap2 = false;
+  const int d1 = cost(s1, wrap1), d2 = cost(s2, wrap2);
+  if (!wrap1 && !wrap2) {
+    if (d1 != d2) return d1 < d2 ? r1 : r2;
+    return s1 >= s2 ? r1 : r2;
+  }
+  if (!wrap1) return r1;
+  if (!wrap2) return r2;
+  return s1 <= s2 ? r1 : r2;  // both wrapped: the one further behind the head
+}
+
+// bfq_find_next_rq: once `last` leaves queue q, the next request is chosen
+// between last's neighbours in the sort list (sector order; an equal
+// sector sorts after the earlier arrival): the one after it (or the
+// list's first when last was the highest) and the one before it, from
+// last's start sector.
+int BfqScheduler::bfq_find_next_rq(const SchedState& s, int q, int last) const {
+  auto before = [&](int a, int b) {
+    return t_.sector(a) != t_.sector(b) ? t_.sector(a) < t_.sector(b) : t_.seq(s, a) < t_.seq(s, b);
+  };
+  int next = -1, prev = -1, first = -1;
+  for (int r = 0; r < t_.size(); ++r) {
+    if (r == last || t_.info(r).proc != q || t_.status(s, r) != St::Sched) continue;
+    if (first < 0 || before(r, first)) first = r;
+    if (before(last, r) && (next < 0 || before(r, next))) next = r;
+    if (before(r, last) && (prev < 0 || before(prev, r))) prev = r;
+  }
+  if (next < 0) next = first;
+  return bfq_choose_req(next, prev, t_.sector(last));
 }
 
 bool BfqScheduler::seeky_as(const SchedState& s, int q, int variant) const {
@@ -415,6 +459,12 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
   say(why, "bfq_insert_request: {} into bfqq[{}] ({} {} w{})", t_.name(rq),
       t_.workload().procs[std::size_t(q)].name, sync(q) ? "sync" : "async", kClass[klass(q)],
       orig_weight(q));
+  // bfq_add_request: is the new request a better next one, seen from the head?
+  const int was = next_rq(s, q);
+  next_rq_.set(s, q, bfq_choose_req(was, rq, last_position(s)));
+  if (was >= 0 && next_rq(s, q) != was)
+    say(why, "bfq_choose_req: {} now next in bfqq[{}] (head at {})", t_.name(rq),
+        t_.workload().procs[std::size_t(q)].name, last_position(s));
   // bfq_add_request: an idle queue becomes busy.
   if (!busy(s, q)) bfq_bfqq_handle_idle_busy_switch(s, q, rq, why);
   bfq_rq_enqueued(s, q, rq, why);
@@ -630,6 +680,10 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
 }
 
 void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* why) const {
+  // bfq_update_peak_rate: the head is now at the end of rq (capped at the
+  // state's 255); bfq_remove_request: the queue's next request.
+  last_position_.set(s, std::min(255, t_.sector(rq) + t_.info(rq).size));
+  next_rq_.set(s, q, bfq_find_next_rq(s, q, rq));
   const int charge = serv_to_charge(s, rq);
   set_qb(s, q, kService, u8(qb(s, q, kService) + charge));
   vtime_.set(s, u8(vtime(s) + delta(charge, wsum(s))));  // bfq_bfqq_served
@@ -912,7 +966,7 @@ nlohmann::json BfqScheduler::json(const SchedState& s) const {
   nlohmann::json j{{"in_service", in_service(s)}, {"idle_timer", idle_timer(s)},
                    {"budget_timeout_in", timeout_left(s)}, {"hw_tag", hw_tag(s)},
                    {"hw_tag_samples", hw_tag_samples(s)}, {"max_rq_in_driver", max_rq_in_driver(s)},
-                   {"vtime", vtime(s)}};
+                   {"vtime", vtime(s)}, {"last_position", last_position(s)}};
   auto& qs = j["queues"] = nlohmann::json::array();
   for (int q = 0; q < nq_; ++q)
     qs.push_back({{"name", t_.workload().procs[std::size_t(q)].name},
@@ -927,7 +981,8 @@ nlohmann::json BfqScheduler::json(const SchedState& s) const {
                   {"ttime_samples", ttime_samples(s, q)},
                   {"since", qb(s, q, kSince)},
                   {"wr_left", qb(s, q, kWrLeft)},
-                  {"idle_since", qb(s, q, kIdleSince)}});
+                  {"idle_since", qb(s, q, kIdleSince)},
+                  {"next_rq", next_rq(s, q) < 0 ? nlohmann::json() : nlohmann::json(t_.name(next_rq(s, q)))}});
   return j;
 }
 

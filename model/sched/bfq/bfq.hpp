@@ -59,7 +59,18 @@
 //     otherwise slow = SEEKY; a slow non-raised queue (or one expired by the
 //     budget timeout with a third of its budget left) is charged max_budget *
 //     elapsed / timeout sectors, at least its service. Needs clock=1.
-//   - next_rq of a queue is its oldest request (fifo), not bfq_choose_req.
+//   - next_rq of a queue (bfqq->next_rq) is kept as the kernel keeps it: on
+//     each insert bfq_choose_req picks between it and the new request from
+//     bfqd->last_position (the end of the last request dispatched from a
+//     queue); after a dispatch bfq_find_next_rq picks between the dispatched
+//     request's neighbours in sector order, from its start. The nearest
+//     request ahead wins, a seek back counts twice its distance
+//     (bfq_back_penalty), equal costs go to the higher sector; bfq_back_max
+//     (16 MiB, 4096 model sectors of 4 KiB) is beyond any workload, so no
+//     request wraps. So readers queued behind the head are served from the
+//     nearest down (what the kernel does on gated-write). Not modelled: the
+//     fifo expiry of bfq_check_fifo (125 ms async, 250 ms sync), which would
+//     serve an expired fifo head first once per service slot.
 //   - think time: elapsed ticks since the queue's last completion, capped at
 //     2*slice_idle; the mean is (mean + sample + 1) / 2, valid after 3
 //     samples (the kernel's EWMA also turns valid at the 3rd sample).
@@ -175,7 +186,8 @@ class BfqScheduler {
   int rq_in_driver(const SchedState& s, int except = -1) const;
   int busy_queues(const SchedState& s) const;
   int wr_busy_queues(const SchedState& s) const;
-  int next_rq(const SchedState& s, int q) const;  // oldest queued, -1 none
+  int next_rq(const SchedState& s, int q) const { return next_rq_.get(s, q); }  // bfqq->next_rq, -1 none
+  int last_position(const SchedState& s) const { return last_position_.get(s); }  // bfqd->last_position
   bool seeky(const SchedState& s, int q) const { return seeky_as(s, q, variant_); }
   bool seeky_as(const SchedState& s, int q, int variant) const;
   bool symmetric(const SchedState& s, int except_rq = -1) const;
@@ -215,6 +227,8 @@ class BfqScheduler {
   int bfq_select_queue(SchedState& s, Why* why) const;
   int bfq_set_in_service_queue(SchedState& s, Why* why) const;
   void bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* why) const;
+  int bfq_choose_req(int r1, int r2, int last) const;
+  int bfq_find_next_rq(const SchedState& s, int q, int last) const;
   void bfq_completed_request(SchedState& s, int rq, Why* why) const;
   void bfq_update_hw_tag(SchedState& s, int rq, Why* why) const;
   void bfq_arm_slice_timer(SchedState& s, int q, Why* why) const;
@@ -233,7 +247,7 @@ class BfqScheduler {
   ByteVar in_service_, idle_timer_, timeout_left_, hw_tag_, hw_tag_samples_, max_rq_in_driver_,
       vtime_, in_service_ticks_;
   BitVar differed_;
-  ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_;
+  ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
   BitVar qflag_[5];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only)
   int variant_, nq_;
   bool clock_;
