@@ -17,7 +17,8 @@ struct DeviceRunArgs {
 };
 
 int run_device_run(const DeviceRunArgs& a);
-int run_device_check(int repeat, bool json, bool quiet);
+// only: run the rows of this scheduler alone ("": all).
+int run_device_check(int repeat, bool json, bool quiet, const std::string& only = "");
 struct DeviceStressArgs {
   std::string scheduler = "mq-deadline";
   int depth = 4, threads = 4, per_thread = 8;
