@@ -156,6 +156,8 @@ Trace read_trace_file(const std::string& path) {
     throw UsageError(fmt::format("malformed trace '{}': not JSON (byte {})", path, e.byte));
   } catch (const TooDeep&) {
     throw UsageError(fmt::format("malformed trace '{}': JSON nested deeper than {} levels", path, kMaxDepth));
+  } catch (const json::out_of_range&) {  // a number such as 1e999
+    throw UsageError(fmt::format("malformed trace '{}': a number out of range", path));
   }
   return trace_from_json(j);
 }

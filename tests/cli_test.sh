@@ -323,6 +323,9 @@ contains "$T/err" "no value named 'nope' (valid: gated-write, stream-write" "unk
 expect 2 "unknown shadow name" -- "$B" simulate bfq -v v4.13 -p shadow=nope; one_line_error "unknown shadow name"
 expect 2 "name for an unnamed parameter" -- "$B" check tags -v refcount -p ntags=two; one_line_error "name for an unnamed parameter"
 
+printf '{"format":"blkmc-trace-1","model":"tags","variant":"v4.11","property":"deadlock","steps":[],"value":1e999}' >"$T/e999.json"
+expect 2 "a trace with a number out of range" -- "$B" replay "$T/e999.json"; one_line_error "a trace with a number out of range"
+
 # A user's own workload file: --workload FILE.wl and -p workload=FILE.wl in
 # check, simulate, compare and diff --reach; the trace carries the file's
 # text, so it replays and reruns after the file is gone; a bad line is one
