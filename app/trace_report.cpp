@@ -463,7 +463,7 @@ std::string trace_report_html(const ModelHandle& mh, const Trace& t, const std::
     const std::string tl = timeline_svg(t, wl);
     if (!tl.empty()) {
       o += fmt::format(
-          "<h2>Dispatch timeline</h2>\n<p>Workload {}: a lane per process, each request from insert (left end) to "
+          "<h2 id=\"timeline\">Dispatch timeline</h2>\n<p>Workload {}: a lane per process, each request from insert (left end) to "
           "dispatch (black tick) to completion (right end); a grey arrow: not completed in the trace. "
           "Dashed lines: dispatch switches direction; green triangles: a new batch.</p>\n"
           "<p class=\"legend\"><span style=\"background:#b9d3ee\"></span>read queued"
