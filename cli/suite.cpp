@@ -607,10 +607,17 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
 
 }  // namespace
 
+// A suite without a single row checks nothing: that is an error, not a pass.
+static void require_rows(const Suite& s, const std::string& name) {
+  if (s.groups.empty() && s.sims.empty() && s.diffs.empty() && s.proofs.empty() && s.replays.empty())
+    throw UsageError(fmt::format("{}: no rows (a suite that checks nothing does not pass)", name));
+}
+
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
               const ModelLookup& lookup, const SuiteSearch& how) {
   Suite s;
   parse_suite(s, in, name, seconds_per_run, lookup);
+  require_rows(s, name);
   return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
 }
 
@@ -654,6 +661,7 @@ int run_suite_files(const std::vector<std::string>& paths, double seconds_per_ru
   const std::string name = paths.size() == 1 && paths[0] == "-"
                                ? std::string("suite")
                                : fmt::format("{}", fmt::join(paths, " "));
+  require_rows(s, name);
   return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
 }
 

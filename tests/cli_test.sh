@@ -463,6 +463,9 @@ if [ "$(head -1 "$T/out")" = "check tags refcount ntags=3,submitters=2,rounds=1,
    grep -q "^check deadline prio-5.16 workload=5,clock=0,.*,shadow=-1 deadlock violated$" "$T/out" &&
    [ "$(wc -l <"$T/out")" = 6 ]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: suite --expand"; cat "$T/out"; fi
+printf '# only a comment\n' >"$T/empty.suite"
+expect 2 "suite: a file without rows" -- "$B" suite "$T/empty.suite"; one_line_error "suite: a file without rows"
+contains "$T/err" "no rows" "an empty suite says it checks nothing"
 printf 'check tags refcount - deadlock holds\ncheck deadline v6.18 workload=nope deadlock holds\n' >"$T/bad1.suite"
 expect 2 "suite: unknown workload name" -- "$B" suite "$T/bad1.suite"; one_line_error "suite: unknown workload name"
 contains "$T/err" "bad1.suite:2: parameter workload: no value named 'nope'" "suite: unknown workload names file and line"
