@@ -7,21 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "app/html.hpp"
+
 namespace blkmc {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (const char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  return out;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 // Twelve colours that stay apart (a workload has at most 12 processes).
 const char* colour(std::size_t i) {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "app/html.hpp"
+
 #include "model/sched/workload.hpp"
 
 namespace blkmc {
@@ -17,19 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string clip(const std::string& s, std::size_t n) {
   return s.size() <= n ? s : s.substr(0, n - 1) + "\u2026";

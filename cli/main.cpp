@@ -118,6 +118,15 @@ CLI::Validator finite_range(double lo, double hi) {
       fmt::format("NUMBER in [{} - {}]", lo, hi));
 }
 
+// An output file is refused before the work when its directory is missing.
+void require_parent_dir(const std::string& what, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw UsageError(fmt::format("{}: no directory '{}'", what, dir.string()));
+}
+
 // A word as the shell reads it back: as is when plain, else in single quotes.
 std::string shell_quote(const std::string& w) {
   const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
@@ -492,48 +501,32 @@ int blkmc::blkmc_main(int argc, char** argv) {
       opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
       // Where traces go is checked before the search, not after it.
       for (const auto& [what, out] :
-           {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}, std::pair{"--report", report_out}}) {
-        if (out.empty()) continue;
-        const std::filesystem::path dir = std::filesystem::path(out).parent_path();
-        std::error_code ec;
-        if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-          throw UsageError(fmt::format("{}: no directory '{}'", what, dir.string()));
-      }
+           {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}, std::pair{"--report", report_out}})
+        require_parent_dir(what, out);
       if (!dot_out.empty() && cluster) throw UsageError("--dot draws small spaces: run it without mpirun");
       const CheckOutcome o = mh.check(variant, run_params, props, opt);
-      nlohmann::json written = nlohmann::json::object();
       std::vector<std::string> write_errors;  // reported after the verdicts, which are never lost
-      // Under mpirun every rank has the verdicts; rank 0 reports them.
-      if (!trace_out.empty() && (!cluster || cluster->rank() == 0)) {
+      // Each violation's trace (and page) under BASE, or BASE-PROP.EXT when
+      // several; under mpirun every rank has the verdicts, rank 0 writes.
+      auto write_each = [&](const std::string& base, const auto& write) {
+        nlohmann::json done = nlohmann::json::object();
+        if (base.empty() || (cluster && cluster->rank() != 0)) return done;
         int violated = 0;
         for (const auto& p : o.props) violated += p.trace.has_value();
         for (const auto& p : o.props)
-          if (p.trace) {
-            const std::string path = trace_path(trace_out, p.name, violated > 1);
-            try {
-              write_trace_file(*p.trace, path);
-              written[p.name] = path;
+          if (p.trace) try {
+              const std::string path = trace_path(base, p.name, violated > 1);
+              write(*p.trace, path);
+              done[p.name] = path;
             } catch (const UsageError& e) {
               write_errors.push_back(e.what());
             }
-          }
-      }
-      // The pages of the traces, after the verdicts are in hand.
-      nlohmann::json reports = nlohmann::json::object();
-      if (!report_out.empty() && (!cluster || cluster->rank() == 0)) {
-        int violated = 0;
-        for (const auto& p : o.props) violated += p.trace.has_value();
-        for (const auto& p : o.props)
-          if (p.trace) {
-            const std::string path = trace_path(report_out, p.name, violated > 1);
-            try {
-              write_text_file(trace_report_html(mh, *p.trace, command_line(argc, argv)), path, "report");
-              reports[p.name] = path;
-            } catch (const UsageError& e) {
-              write_errors.push_back(e.what());
-            }
-          }
-      }
+        return done;
+      };
+      const nlohmann::json written = write_each(trace_out, write_trace_file);
+      const nlohmann::json reports = write_each(report_out, [&](const Trace& t, const std::string& path) {
+        write_text_file(trace_report_html(mh, t, command_line(argc, argv)), path, "report");
+      });
       // The graph after the verdicts are in hand: a refusal or a write
       // error loses none of them.
       std::string dot_written;
@@ -570,11 +563,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       const Trace t = read_trace_file(trace_file);
       const ModelHandle& mh = find_model(t.model);
       const std::string cmd = fmt::format("blkmc replay {0}\nblkmc check --from-trace {0}", shell_quote(trace_file));
-      if (const auto dir = std::filesystem::path(report_out).parent_path(); !dir.empty()) {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-          throw UsageError(fmt::format("report: no directory '{}'", dir.string()));
-      }
+      require_parent_dir("report", report_out);
       write_text_file(trace_report_html(mh, t, cmd), report_out, "report");
       if (!quiet) std::cout << fmt::format("report written to {}\n", report_out);
       return kExitHolds;
@@ -627,11 +616,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       sim_opt.random = !sim_first;
       sim_opt.progress = !quiet;
       if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
-      if (const auto dir = std::filesystem::path(report_out).parent_path(); !report_out.empty() && !dir.empty()) {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-          throw UsageError(fmt::format("--report: no directory '{}'", dir.string()));
-      }
+      require_parent_dir("--report", report_out);
       return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json, report_out,
                             command_line(argc, argv));
     }
