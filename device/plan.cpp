@@ -1,10 +1,7 @@
 #include "device/plan.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,14 +11,6 @@
 namespace blkmc::device {
 
 namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot open '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The workload text with a `blocker` process of n writes and a gate line
 // inserted before its first process line.
@@ -133,40 +122,33 @@ std::string model_of_scheduler(const std::string& sched) { return model_of_eleva
 
 std::string scheduler_of_model(const std::string& model) { return elevator_of_model(model); }
 
+namespace {
+
+// s with workload n's text and its name without ".wl" (iolog and job names).
+Source named(Source s, int n) {
+  s.name = sched::workload_at(n).name;
+  if (s.name.size() > 3 && s.name.compare(s.name.size() - 3, 3, ".wl") == 0) s.name.resize(s.name.size() - 3);
+  s.text = sched::workload_text(n);
+  return s;
+}
+
+}  // namespace
+
 Source load_source(const std::string& arg) {
   Source s;
-  namespace fs = std::filesystem;
   const bool is_json = arg.size() > 5 && arg.substr(arg.size() - 5) == ".json";
   if (is_json) {
     const Trace t = read_trace_file(arg);
     s.scheduler = scheduler_of_model(t.model);
     s.model_variant = t.variant;
-    s.params = t.params;
-    int n = t.params.count("workload") ? t.params.at("workload") : 0;
-    if (const auto f = t.param_files.find("workload"); f != t.param_files.end()) {
-      // A user's workload the trace carries: numbered in this process.
-      n = sched::add_workload(f->second.name, f->second.text, fmt::format("{} (in {})", f->second.name, arg));
-      s.params["workload"] = n;
-    } else if (n < 0 || n >= int(sched::shipped_workloads().size())) {
-      throw UsageError(fmt::format("{}: workload={} is not a shipped workload", arg, n));
-    }
-    s.name = sched::workload_at(n).name;
-    if (s.name.size() > 3 && s.name.compare(s.name.size() - 3, 3, ".wl") == 0) s.name.resize(s.name.size() - 3);
-    s.text = sched::workload_text(n);
-    return s;
+    // The trace's parameters, a workload it carries numbered in this process.
+    s.params = trace_params(find_model(t.model).info(), t);
+    const int n = s.params.count("workload") ? s.params.at("workload") : 0;
+    return named(s, n);
   }
-  if (fs::exists(arg)) {
-    s.name = fs::path(arg).stem().string();
-    s.text = read_all(arg);
-    return s;
-  }
-  for (const auto& w : sched::shipped_workloads())
-    if (arg == w.name) {
-      s.name = w.name;
-      s.text = w.text;
-      return s;
-    }
-  throw UsageError(fmt::format("'{}' is neither a trace (.json), a workload file nor a shipped workload", arg));
+  // A shipped name, a number or a .wl file: the workload registry reads and
+  // checks it (a bad line names the file and line).
+  return named(s, sched::find_workload(arg));
 }
 
 }  // namespace blkmc::device
