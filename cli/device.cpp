@@ -22,6 +22,7 @@
 #include "device/plan.hpp"
 #include "device/replay_io.hpp"
 #include "device/stress.hpp"
+#include "device/inflight_check.hpp"
 #include "device/tracefs.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/checks.hpp"
@@ -38,13 +39,13 @@ namespace {
 struct Session {
   std::unique_ptr<Stack> stack;
   std::unique_ptr<TraceInstance> trace;
-  Session() {
+  explicit Session(int partitions = 0) {
     install_device_signal_handlers();
     const auto stale = cleanup_stale(true);
     if (!stale.empty())
       std::cerr << fmt::format("blkmc: device: {} leftover(s) of a killed run (e.g. {}): `blkmc device cleanup` "
                                "removes them\n", stale.size(), stale.front());
-    stack = std::make_unique<Stack>(2u << 20);
+    stack = std::make_unique<Stack>(2u << 20, "/dev/shm", partitions);
     trace = std::make_unique<TraceInstance>(stack->dut().major, stack->dut().minor,
                                             stack->tmpdir() + "/tracefs-mounted");
   }
@@ -365,7 +366,7 @@ int run_device_run(const DeviceRunArgs& a) {
   });
 }
 
-int run_device_check(int repeat, bool json, bool quiet, const std::string& only) {
+int run_device_check(int repeat, bool json, bool quiet, const std::string& only, const std::string& only_model) {
   struct Row {
     const char* workload;  // a shipped workload, or the name of the inline text
     const char* sched;
@@ -410,17 +411,25 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only)
       {"bfq-idle-class", "bfq", {}},
   };
   if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
-  const std::string only_elevator = only.empty() ? "" : model_of_elevator(only).offers().elevator;
+  if (!only.empty() && !only_model.empty())
+    throw UsageError("device check: give --scheduler or --model, not both");
+  if (!only_model.empty() && only_model != "inflight" && only_model != "deadline" && only_model != "bfq")
+    throw UsageError(fmt::format("device check: no rows for model '{}' (deadline, bfq, inflight)", only_model));
+  const std::string by_model = only_model == "deadline" ? "mq-deadline" : only_model == "bfq" ? "bfq" : "";
+  const std::string only_elevator = !by_model.empty() ? by_model
+                                    : only.empty()    ? ""
+                                                      : model_of_elevator(only).offers().elevator;
   if (!only.empty() && std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return only_elevator == r.sched; }))
     throw UsageError(fmt::format("device check: no rows for scheduler '{}' (mq-deadline, bfq)", only));
+  const bool sched_rows = only_model != "inflight", inflight = only.empty() && by_model.empty();
   return guarded([&] {
-    Session ses;
     nlohmann::json all = nlohmann::json::array();
-    std::vector<std::string> lines;
     int bad = 0;
     const std::string head = fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}", "workload", "scheduler",
                                          "tunables", "model", "kernel (modal)", "conf", "match");
     if (!json) std::cout << head << '\n';
+    if (sched_rows) {
+    Session ses;
     for (const auto& row : rows) {
       if (!only_elevator.empty() && only_elevator != row.sched) continue;
       Source src;
@@ -454,6 +463,29 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only)
                                c.tunables, model, kernel,
                                fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO")
                 << std::flush;
+    }
+    }
+    if (inflight) {
+      // The inflight model on a disk with two partitions (docs/devices.md).
+      Session ses(2);
+      for (const InflightRow& row : inflight_rows()) {
+        if (!quiet && !json) std::cerr << fmt::format("inflight {}\n", row.name);
+        const InflightCase c = run_inflight_case(*ses.stack, *ses.trace, row, repeat, !quiet && !json);
+        bad += !c.match();
+        if (json) {
+          all.push_back(inflight_case_json(c));
+          continue;
+        }
+        const int files = int(c.runs.empty() ? 0 : c.runs.front().size());
+        std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", "inflight " + row.name,
+                                 "mq-deadline",
+                                 fmt::format("drv {} q {}", targets_string(row.driver), targets_string(row.queued)),
+                                 fmt::format("{} reads, exact", files),
+                                 c.first_departure.empty() ? fmt::format("{} reads equal", files) : "departs",
+                                 fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO");
+        if (!c.first_departure.empty()) std::cout << "  first departure: " << c.first_departure << '\n';
+        std::cout << std::flush;
+      }
     }
     if (json) std::cout << all.dump(2) << '\n';
     return bad ? kExitViolated : kExitHolds;
@@ -489,6 +521,7 @@ int run_device_stress(const DeviceStressArgs& a) {
                                   {"inflight_max", r.inflight_max},
                                   {"diskstats_min", r.diskstats_min},
                                   {"diskstats_max", r.diskstats_max},
+                                  {"diskstats_over_outstanding", r.diskstats_over_outstanding},
                                   {"bad_samples", r.bad_samples},
                                   {"first_bad", r.first_bad},
                                   {"ok", r.ok()}}
@@ -498,10 +531,13 @@ int run_device_stress(const DeviceStressArgs& a) {
       std::cout << fmt::format(
           "stress {} ({}, {} driver tags): {} threads x {} in flight for {:.1f} s, {} I/Os\n"
           "  {} samples: /sys/block/{}/inflight {}..{}, /proc/diskstats in progress {}..{}\n"
-          "  invariants (0 <= inflight <= {} driver tags, 0 <= in progress <= {} submitted): {}\n",
+          "  bounds (0 <= inflight <= {} driver tags; 0 <= in progress <= {} outstanding + the "
+          "submissions begun during the read): {}\n"
+          "  in progress above {} outstanding (the per-CPU sum's overcount, within its bound): {} samples\n",
           st.dut().name(), a.scheduler, a.depth, a.threads, a.per_thread, a.seconds, r.ios, r.samples,
           st.dut().name(), r.inflight_min, r.inflight_max, r.diskstats_min, r.diskstats_max, a.depth,
-          a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad));
+          a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad),
+          a.threads * a.per_thread, r.diskstats_over_outstanding);
     }
     return r.ok() ? kExitHolds : kExitViolated;
   });

@@ -18,7 +18,9 @@ struct DeviceRunArgs {
 
 int run_device_run(const DeviceRunArgs& a);
 // only: run the rows of this scheduler alone ("": all).
-int run_device_check(int repeat, bool json, bool quiet, const std::string& only = "");
+// only: one scheduler's rows; only_model: deadline, bfq or inflight.
+int run_device_check(int repeat, bool json, bool quiet, const std::string& only = "",
+                     const std::string& only_model = "");
 struct DeviceStressArgs {
   std::string scheduler = "mq-deadline";
   int depth = 4, threads = 4, per_thread = 8;

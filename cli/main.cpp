@@ -388,11 +388,14 @@ int blkmc::blkmc_main(int argc, char** argv) {
   dev_run->add_flag("--quiet,-q", dev.quiet, "no per-run lines on stderr");
   int check_repeat = 3;
   auto* dev_check = devc->add_subcommand(
-      "check", "run the mq-deadline and BFQ workloads on a loop device and compare with the model: "
-               "workload, tunables, model prediction, kernel observation, match");
+      "check", "run the mq-deadline and BFQ workloads on a loop device, and the in-flight rows on one "
+               "with two partitions, and compare with the models: workload, tunables, model prediction, "
+               "kernel observation, conforming runs, match");
   dev_check->add_option("--repeat", check_repeat, "runs per row (default 3)");
   std::string check_only;
   dev_check->add_option("--scheduler", check_only, "only the rows of this scheduler: mq-deadline or bfq");
+  std::string check_model;
+  dev_check->add_option("--model", check_model, "only the rows of this model: deadline, bfq or inflight");
   dev_check->add_flag("--json", dev.json, "print the rows as JSON");
   dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
 
@@ -621,7 +624,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
                             command_line(argc, argv));
     }
     if (dev_run->parsed()) return run_device_run(dev);
-    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet, check_only);
+    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet, check_only, check_model);
     if (dev_stress->parsed()) return run_device_stress(stress);
     if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);

@@ -1,6 +1,7 @@
 #include "device/loop.hpp"
 
 #include <fcntl.h>
+#include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <spawn.h>
@@ -14,6 +15,8 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -51,12 +54,14 @@ std::string find_tool(const char* name) {
   return "";
 }
 
-void run_tool(const std::vector<std::string>& argv) {
+// stdin_file: what the tool reads on standard input ("" for nothing).
+void run_tool(const std::vector<std::string>& argv, const std::string& stdin_file = "") {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, stdin_file.empty() ? "/dev/null" : stdin_file.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
@@ -72,7 +77,7 @@ void run_tool(const std::vector<std::string>& argv) {
 
 // A loop device over `file`, found free and configured by us (LOOP_CONFIGURE
 // fails with EBUSY on a device someone else configured in between).
-LoopDev attach_loop(const std::string& file, bool direct_io) {
+LoopDev attach_loop(const std::string& file, bool direct_io, bool partscan = false) {
   const int ctl = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
   if (ctl < 0) throw EnvError(fmt::format("cannot open /dev/loop-control: {}", std::strerror(errno)));
   const int ffd = ::open(file.c_str(), O_RDWR | O_CLOEXEC | (direct_io ? O_DIRECT : 0));
@@ -96,7 +101,8 @@ LoopDev attach_loop(const std::string& file, bool direct_io) {
     }
     loop_config cfg{};
     cfg.fd = std::uint32_t(ffd);
-    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (direct_io ? LO_FLAGS_DIRECT_IO : 0);
+    cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (direct_io ? LO_FLAGS_DIRECT_IO : 0) |
+                        (partscan ? LO_FLAGS_PARTSCAN : 0);
     std::strncpy(reinterpret_cast<char*>(cfg.info.lo_file_name), file.c_str(), LO_NAME_SIZE - 1);
     if (::ioctl(fd, LOOP_CONFIGURE, &cfg) != 0) {
       err = fmt::format("LOOP_CONFIGURE {}: {}", path, std::strerror(errno));
@@ -152,8 +158,12 @@ void check_environment() {
   if (find_tool("mkfs.ext4").empty()) throw EnvError("mkfs.ext4 not found (e2fsprogs)");
 }
 
-Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root) {
+Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root, int partitions) {
   check_environment();
+  if (partitions < 0 || partitions > kMaxPartitions)
+    throw std::invalid_argument(fmt::format("Stack: {} partitions (0..{})", partitions, kMaxPartitions));
+  const std::string sfdisk = partitions ? find_tool("sfdisk") : "";
+  if (partitions && sfdisk.empty()) throw EnvError("sfdisk not found (fdisk, util-linux)");
   std::string templ = tmp_root + "/blkmc-dev-XXXXXX";
   if (!::mkdtemp(templ.data()))
     throw EnvError(fmt::format("cannot create a directory in {}: {}", tmp_root, std::strerror(errno)));
@@ -181,9 +191,61 @@ Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root) {
   });
   cleanup_.add("thaw " + mnt_, [this] { thaw(); });
   const std::string dut = mnt_ + "/dut.img";
-  make_file(dut, std::max<std::uint64_t>(dut_bytes, 1u << 20));
-  dut_ = attach_loop(dut, true);
+  const std::uint64_t bytes = std::max<std::uint64_t>(dut_bytes, partitions ? (2u + 2u * unsigned(partitions)) << 20 : 1u << 20);
+  make_file(dut, bytes);
+  if (partitions) {
+    // An MBR with equal partitions from 1 MiB on, written into the backing
+    // file by sfdisk before the loop device exists; LO_FLAGS_PARTSCAN then
+    // makes the kernel read it (losetup -P).
+    const std::uint64_t first = 2048, each = ((bytes / 512 - first) / unsigned(partitions)) / 2048 * 2048;
+    std::string script = "label: dos\n";
+    for (int k = 0; k < partitions; ++k)
+      script += fmt::format("start={}, size={}, type=83\n", first + std::uint64_t(k) * each, each);
+    const std::string sf = tmp_ + "/dut.sfdisk";
+    write_file_new(sf, script);
+    run_tool({sfdisk, "-q", "--no-reread", "--no-tell-kernel", dut}, sf);
+  }
+  dut_ = attach_loop(dut, true, partitions > 0);
   cleanup_.add("detach " + dut_.name(), [this] { detach_loop(dut_); });
+  // The partitions' sysfs directories and device nodes (devtmpfs) appear
+  // during the scan LOOP_CONFIGURE started. A kernel built without the
+  // table parsers (CONFIG_MSDOS_PARTITION off) finds none: then they are
+  // added as partx -a adds them, one BLKPG_ADD_PARTITION each, with the
+  // layout just written.
+  auto present = [&](int k) {
+    return fs::exists(fmt::format("/sys/block/{}/{}", dut_.name(), dut_.part_name(k))) &&
+           fs::exists(dut_.part_path(k));
+  };
+  auto wait_parts = [&](int ms) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (int k = 1; k <= partitions; ++k)
+      while (!present(k)) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    return true;
+  };
+  partitions_by_ = "partition scan";
+  if (partitions && !wait_parts(500)) {
+    const std::uint64_t first = 2048, each = ((bytes / 512 - first) / unsigned(partitions)) / 2048 * 2048;
+    for (int k = 1; k <= partitions; ++k) {
+      if (present(k)) continue;
+      blkpg_partition part{};
+      part.start = static_cast<long long>((first + std::uint64_t(k - 1) * each) * 512);
+      part.length = static_cast<long long>(each * 512);
+      part.pno = k;
+      blkpg_ioctl_arg arg{};
+      arg.op = BLKPG_ADD_PARTITION;
+      arg.datalen = sizeof part;
+      arg.data = &part;
+      if (::ioctl(dut_.fd, BLKPG, &arg) != 0)
+        throw EnvError(fmt::format("cannot add partition {} to {}: {}", k, dut_.name(), std::strerror(errno)));
+    }
+    partitions_by_ = "BLKPG (the kernel read no partition table)";
+    if (!wait_parts(5000))
+      throw EnvError(fmt::format("the partitions of {} did not appear in sysfs and /dev", dut_.name()));
+  }
+  partitions_ = partitions;
   cleanup_.add("restore settings of " + dut_.name(), [this] { restore_settings(); });
 }
 

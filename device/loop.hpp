@@ -45,6 +45,9 @@ struct LoopDev {
   std::string name() const { return "loop" + std::to_string(index); }
   std::string path() const { return "/dev/" + name(); }
   std::string queue() const { return "/sys/block/" + name() + "/queue/"; }
+  // Partition k (1-based) of a device attached with a partition scan.
+  std::string part_name(int k) const { return name() + "p" + std::to_string(k); }
+  std::string part_path(int k) const { return "/dev/" + part_name(k); }
 };
 
 // Checks what a run needs (root, /dev/loop-control, mkfs.ext4, tracefs
@@ -61,14 +64,21 @@ std::vector<std::string> cleanup_stale(bool dry_run, const std::string& tmp_root
 
 class Stack {
  public:
+  static constexpr int kMaxPartitions = 4;
   // dut_bytes: size of the DUT's backing file; tmpfs: where the temporary
-  // directory goes (default /dev/shm).
-  explicit Stack(std::uint64_t dut_bytes, const std::string& tmp_root = "/dev/shm");
+  // directory goes (default /dev/shm); partitions: an MBR of that many equal
+  // partitions written by sfdisk into the backing file, and the DUT
+  // attached with a partition scan (losetup -P), so that loopNp1.. exist.
+  explicit Stack(std::uint64_t dut_bytes, const std::string& tmp_root = "/dev/shm", int partitions = 0);
   ~Stack();
   Stack(const Stack&) = delete;
   Stack& operator=(const Stack&) = delete;
 
   const LoopDev& dut() const { return dut_; }
+  int partitions() const { return partitions_; }
+  // How the partitions came to be: "partition scan", or "BLKPG (...)" on a
+  // kernel without the table parsers.
+  const std::string& partitions_by() const { return partitions_by_; }
   void freeze();
   void thaw();
   bool frozen() const { return frozen_; }
@@ -93,6 +103,8 @@ class Stack {
   LoopDev outer_, dut_;
   int mnt_fd_ = -1;
   bool frozen_ = false;
+  int partitions_ = 0;
+  std::string partitions_by_;
   std::vector<std::pair<std::string, std::string>> saved_;  // path, original value
   Cleanup cleanup_;  // last: destroyed first, while the members it undoes still exist
 };

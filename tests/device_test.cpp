@@ -8,6 +8,7 @@
 #include "device/analysis.hpp"
 #include "device/conformance.hpp"
 #include "device/fio_export.hpp"
+#include "device/inflight_check.hpp"
 #include "device/plan.hpp"
 #include "device/tracefs.hpp"
 #include "app/registry.hpp"
@@ -267,4 +268,36 @@ TEST_CASE("device: fio job text") {
   const FioExport fs = export_fio(s, "j.fio", "t");
   CHECK(fs.job.find("iodepth=1\n") != std::string::npos);
   CHECK(fs.iologs[0].second.find("t read 8192 8192\n") != std::string::npos);
+}
+
+// What the inflight model says each file reports on a held row: the tag walk
+// (sysfs inflight) sees only started requests, the whole disk all of them;
+// the per-CPU counters (stat, diskstats) count from blk_account_io_start, so
+// queued requests too, but each on req->part only: the whole-disk line
+// misses partition I/O (7be835694dae).
+TEST_CASE("device: the inflight model's prediction for a held row") {
+  using blkmc::device::InflightRow;
+  const InflightRow row{"t", {0, 1, 0, 2}, {0, 1, 2}};
+  const auto reads = blkmc::device::predict_inflight(row, "loop9");
+  auto value = [&](const std::string& phase, const std::string& file) {
+    for (const auto& r : reads)
+      if (r.phase == phase && r.file == file) return r.model;
+    FAIL("no read " << phase << " " << file);
+    return -1;
+  };
+  REQUIRE(reads.size() == 18);  // 3 files x (disk + 2 partitions) x 2 phases
+  CHECK(value("held", "loop9/inflight") == 4);
+  CHECK(value("held", "loop9/loop9p1/inflight") == 1);
+  CHECK(value("held", "loop9/loop9p2/inflight") == 1);
+  CHECK(value("held", "loop9/stat") == 3);
+  CHECK(value("held", "diskstats loop9") == 3);
+  CHECK(value("held", "loop9/loop9p1/stat") == 2);
+  CHECK(value("held", "diskstats loop9p2") == 2);
+  for (const auto& r : reads)
+    if (r.phase == "drained") CHECK(r.model == 0);
+  CHECK(blkmc::device::targets_string(row.driver) == "D,p1,D,p2");
+  for (const auto& rr : blkmc::device::inflight_rows()) {
+    CHECK(rr.driver.size() == 4);
+    CHECK(rr.queued.size() <= 4);
+  }
 }

@@ -144,12 +144,38 @@ expect 0 "device check mq-deadline" -- "$B" device check --scheduler mq-deadline
 expect 2 "device check --scheduler kyber" -- "$B" device check --scheduler kyber
 clean "after device check"
 
+# In-flight accounting on a disk with two partitions: every file as the
+# inflight model's running-kernel variants say, held and drained.
+"$B" device check --model inflight --repeat 1 -q >"$T/out" 2>"$T/err"
+[ "$(grep -c '^inflight .* 1/1 *yes$' "$T/out")" = 3 ] && ok || { bad "device check --model inflight: 3 rows conform"; cat "$T/out" "$T/err"; }
+grep -q 'first departure' "$T/out" && bad "device check --model inflight: a departure" || ok
+"$B" device check --model inflight --repeat 1 --json >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY' && ok || bad "device check --model inflight --json content"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["workload"] for r in rows] == ["parts", "disk+parts", "parts-queued"], rows
+for r in rows:
+    assert r["model"] == "inflight" and r["match"] and r["conforming"] == r["runs"] == 1, r
+    reads = r["reads"][0]
+    assert len(reads) == 18 and all(x["equal"] for x in reads), reads
+    assert all(x["kernel"] == 0 for x in reads if x["phase"] == "drained"), reads
+# the whole-disk stat line counts only I/O issued to the whole disk (7be835694dae)
+held = [x for x in rows[0]["reads"][0] if x["phase"] == "held"]
+disk = held[0]["file"].split("/")[0]  # loopN/inflight
+by_file = {x["file"]: x["kernel"] for x in held}
+assert by_file[disk + "/inflight"] == 4 and by_file["diskstats " + disk] == 0, by_file
+PY
+expect 2 "device check --model nosuch" -- "$B" device check --model nosuch
+expect 2 "device check --model and --scheduler" -- "$B" device check --model bfq --scheduler bfq
+clean "after device check --model inflight"
+
 expect 0 "device stress" -- "$B" device stress --seconds 0.5 --json
 python3 - "$T/out" <<'PY' && ok || bad "device stress --json content"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["ok"] and j["samples"] > 100 and j["ios"] > 0, j
 assert 0 <= j["inflight_min"] <= j["inflight_max"] <= 4, j
+assert 0 <= j["diskstats_over_outstanding"] <= j["samples"], j
 PY
 clean "after device stress"
 

@@ -183,6 +183,12 @@ std::pair<int, int> InflightModel::element_value(const State& s, int t, int e) c
   return inflight::element_value(cfg_, view(s), t, e);
 }
 
+int InflightModel::quiescent_read(const State& s, int t) const {
+  int sum = 0;
+  for (int e = 0; e < read_elements(); ++e) sum += element_value(s, t, e).first;
+  return uses_percpu() && sum < 0 ? 0 : sum;
+}
+
 // The steps are the templates of model/inflight/inflight_logic.hpp (blk_account_io_start,
 // blk_mq_start_request, blk_account_io_done, blk_mq_free_request,
 // part_in_flight, end_read), run on View in for_each_successor.

@@ -76,7 +76,7 @@ Schema schema(const Config& c, SchemaIds* ids = nullptr);
 
 class InflightModel {
  public:
-  static constexpr int kMaxParts = 3, kMaxSubmitters = 4, kMaxRounds = 3, kMaxReads = 3,
+  static constexpr int kMaxParts = 3, kMaxSubmitters = 8, kMaxRounds = 3, kMaxReads = 3,
                        kMaxCpus = 3;
   static constexpr int kMaxCounters = (kMaxParts + 1) * kMaxCpus;
   // submitters (3 bytes each) + counters ((parts + 1) x cpus) + reader (7
@@ -150,6 +150,11 @@ class InflightModel {
   bool uses_tag_walk() const { return !uses_atomic() && !uses_percpu(); }
   // Elements one read visits: 1 atomic counter, one driver tag per
   // submitter, or one per-CPU counter per CPU.
+  // What a read of target t reports when no submitter steps during it: the
+  // sum of its elements (counters, CPUs or driver tags), clamped at 0 as the
+  // per-CPU readers clamp. `blkmc device check` compares it with the
+  // kernel's files.
+  int quiescent_read(const State& s, int t) const;
   int read_elements() const { return uses_atomic() ? 1 : uses_tag_walk() ? nsub_ : ncpu_; }
   // Targets a submitter may choose: first_target()..parts (0 = the whole
   // disk). The reader may read any of 0..parts.

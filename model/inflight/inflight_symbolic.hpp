@@ -2,7 +2,7 @@
 // z3::expr for k-induction. Every guard, update and property is the template
 // in model/inflight/inflight_logic.hpp, instantiated on SymView; nothing here restates
 // the kernel logic. Sized by the parameters only (blkmc prove inflight goes
-// far past the explorer's 4 submitters and 3 CPUs).
+// far past the explorer's 8 submitters and 3 CPUs).
 #pragma once
 
 #include <optional>
