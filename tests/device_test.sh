@@ -202,6 +202,18 @@ for sig in INT TERM; do
     clean "after SIG$sig at $delay"
   done
 done
+# The same mid-way through the in-flight rows (partitions open, writes
+# held behind the frozen ext4).
+for delay in 0.5 1.0; do
+  "$B" device check --model inflight --repeat 200 -q >/dev/null 2>"$T/err" &
+  pid=$!
+  sleep "$delay"
+  kill -s INT "$pid"
+  wait "$pid"
+  rc=$?
+  if [ "$rc" = 130 ]; then ok; else bad "inflight rows, SIGINT at $delay: exit $rc"; fi
+  clean "after SIGINT in the inflight rows at $delay"
+done
 # Killed (SIGKILL): no handler runs; `blkmc device cleanup` thaws, detaches,
 # unmounts and removes what the dead run left. It runs before `wait`: a
 # process killed while the ext4 is frozen cannot exit until it is thawed.
