@@ -85,6 +85,17 @@ struct CaseResult {
     // ungated or sync orders, which follow thread timing.
     return !comparable || (order_match && (tracked < 0 || wait_match));
   }
+  // Why the row does not match, in one line ("" when it does).
+  std::string first_departure() const {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (!runs[i].conf.ok) return fmt::format("run {}: {}", i + 1, runs[i].conf.message);
+    if (tracked >= 0 && kernel_max_wait > worst_wait)
+      return fmt::format("a wait of {} above the model's worst {}", kernel_max_wait, worst_wait);
+    if (comparable && !order_match) return "the kernel's modal order is not the model's";
+    if (comparable && tracked >= 0 && !wait_match)
+      return fmt::format("wait {}, the model's {}", kernel_wait, model_wait);
+    return "";
+  }
 };
 
 bool gate_held(const Plan& plan, const std::vector<Event>& ev) {
@@ -224,6 +235,7 @@ nlohmann::json case_json(const Plan& plan, const CaseResult& c) {
                    {"runs_total", c.modal.runs},
                    {"kendall_to_mode", c.modal.distance},
                    {"conforming_runs", c.conforming},
+                   {"first_departure", c.first_departure()},
                    {"order_match", c.order_match},
                    {"orders_comparable", c.comparable},
                    {"match", c.match()},
@@ -461,8 +473,9 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
       }
       std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", c.workload, c.scheduler,
                                c.tunables, model, kernel,
-                               fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO")
-                << std::flush;
+                               fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO");
+      if (!c.match()) std::cout << "  first departure: " << c.first_departure() << '\n';
+      std::cout << std::flush;
     }
     }
     if (inflight) {
