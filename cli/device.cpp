@@ -510,10 +510,12 @@ int run_device_stress(const DeviceStressArgs& a) {
   if (a.threads < 1 || a.threads > 64) throw UsageError("--threads must be 1..64");
   if (a.per_thread < 1 || a.per_thread > 64) throw UsageError("--per-thread must be 1..64");
   if (a.seconds <= 0 || a.seconds > 600) throw UsageError("--seconds must be in (0, 600]");
+  if (a.partitions < 0 || a.partitions > Stack::kMaxPartitions)
+    throw UsageError(fmt::format("--partitions must be 0..{}", Stack::kMaxPartitions));
   model_of_scheduler(a.scheduler == "kyber" ? "none" : a.scheduler);  // validates the name
   return guarded([&] {
     install_device_signal_handlers();
-    Stack st(2u << 20);
+    Stack st(2u << 20, "/dev/shm", a.partitions);
     StressOptions o;
     o.scheduler = a.scheduler;
     o.depth = a.depth;
@@ -521,6 +523,14 @@ int run_device_stress(const DeviceStressArgs& a) {
     o.per_thread = a.per_thread;
     o.seconds = a.seconds;
     const StressResult r = run_stress(st, o);
+    nlohmann::json targets = nlohmann::json::array();
+    for (const StressTarget& t : r.targets)
+      targets.push_back({{"name", t.name},
+                         {"inflight_min", t.inflight_min},
+                         {"inflight_max", t.inflight_max},
+                         {"diskstats_min", t.diskstats_min},
+                         {"diskstats_max", t.diskstats_max},
+                         {"diskstats_over_outstanding", t.diskstats_over_outstanding}});
     if (a.json) {
       std::cout << nlohmann::json{{"device", st.dut().name()},
                                   {"scheduler", a.scheduler},
@@ -535,6 +545,7 @@ int run_device_stress(const DeviceStressArgs& a) {
                                   {"diskstats_min", r.diskstats_min},
                                   {"diskstats_max", r.diskstats_max},
                                   {"diskstats_over_outstanding", r.diskstats_over_outstanding},
+                                  {"targets", targets},
                                   {"bad_samples", r.bad_samples},
                                   {"first_bad", r.first_bad},
                                   {"ok", r.ok()}}
@@ -551,6 +562,10 @@ int run_device_stress(const DeviceStressArgs& a) {
           st.dut().name(), r.inflight_min, r.inflight_max, r.diskstats_min, r.diskstats_max, a.depth,
           a.threads * a.per_thread, r.ok() ? "hold" : fmt::format("VIOLATED in {} samples, first: {}", r.bad_samples, r.first_bad),
           a.threads * a.per_thread, r.diskstats_over_outstanding);
+      for (std::size_t i = 1; i < r.targets.size(); ++i)
+        std::cout << fmt::format("  {}: inflight {}..{}, diskstats in progress {}..{}\n", r.targets[i].name,
+                                 r.targets[i].inflight_min, r.targets[i].inflight_max, r.targets[i].diskstats_min,
+                                 r.targets[i].diskstats_max);
     }
     return r.ok() ? kExitHolds : kExitViolated;
   });

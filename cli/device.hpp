@@ -24,6 +24,7 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only 
 struct DeviceStressArgs {
   std::string scheduler = "mq-deadline";
   int depth = 4, threads = 4, per_thread = 8;
+  int partitions = 0;  // 0..Stack::kMaxPartitions
   double seconds = 1.0;
   bool json = false;
 };

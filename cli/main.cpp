@@ -408,6 +408,9 @@ int blkmc::blkmc_main(int argc, char** argv) {
   dev_stress->add_option("--threads", stress.threads, "submitting threads (default 4)");
   dev_stress->add_option("--per-thread", stress.per_thread, "requests in flight per thread (default 8)");
   dev_stress->add_option("--seconds", stress.seconds, "duration (default 1)");
+  dev_stress->add_option("--partitions", stress.partitions,
+                         "partitions on the device (0-4, default 0): I/O goes to the disk or a partition at "
+                         "random, and every target's inflight and diskstats line is checked");
   dev_stress->add_flag("--json", stress.json, "print the figures as JSON");
 
   bool cleanup_dry = false;

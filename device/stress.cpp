@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -36,11 +37,13 @@ long long read_inflight(int fd) {
   return r + w;
 }
 
-// The in-progress field (the 9th after the name) of `name` in /proc/diskstats.
-long long read_diskstats(int fd, const std::string& name) {
+// The in-progress field (the 9th after the name) of each of `names` in one
+// read of /proc/diskstats (-1 where a line is missing).
+void read_diskstats(int fd, const std::vector<std::string>& names, std::vector<long long>& out) {
   static thread_local std::vector<char> buf(1 << 16);
+  out.assign(names.size(), -1);
   const ssize_t n = ::pread(fd, buf.data(), buf.size() - 1, 0);
-  if (n <= 0) return -1;
+  if (n <= 0) return;
   buf[std::size_t(n)] = 0;
   std::istringstream in(std::string(buf.data(), std::size_t(n)));
   std::string line;
@@ -49,12 +52,12 @@ long long read_diskstats(int fd, const std::string& name) {
     unsigned maj = 0, min = 0;
     std::string dev;
     ls >> maj >> min >> dev;
-    if (dev != name) continue;
+    const auto it = std::find(names.begin(), names.end(), dev);
+    if (it == names.end()) continue;
     long long f[9] = {};
     for (auto& x : f) ls >> x;
-    return f[8];
+    out[std::size_t(it - names.begin())] = f[8];
   }
-  return -1;
 }
 
 }  // namespace
@@ -71,15 +74,35 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
   std::atomic<std::uint64_t> begun{0};
   std::vector<std::string> errors;
   std::mutex em;
-  const std::string dev = st.dut().path();
-  const std::uint64_t blocks = (2u << 20) / 4096;
+  // Targets: the whole disk, then each partition; each target's size bounds
+  // its random offsets.
+  const int ntargets = 1 + st.partitions();
+  std::vector<std::string> names, paths;
+  std::vector<std::uint64_t> blocks;
+  for (int t = 0; t < ntargets; ++t) {
+    names.push_back(t == 0 ? st.dut().name() : st.dut().part_name(t));
+    paths.push_back(t == 0 ? st.dut().path() : st.dut().part_path(t));
+    const std::string sys = t == 0 ? fmt::format("/sys/block/{}", names[0])
+                                   : fmt::format("/sys/block/{}/{}", names[0], names.back());
+    const std::uint64_t sectors = std::strtoull(read_file(sys + "/size").c_str(), nullptr, 10);
+    blocks.push_back(std::max<std::uint64_t>(1, std::min<std::uint64_t>(sectors * 512, 2u << 20) / 4096));
+  }
   auto worker = [&](int seed) {
-    const int fd = ::open(dev.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    std::vector<int> fds;
     io_context_t ctx{};
-    if (fd < 0 || io_setup(opt.per_thread, &ctx) != 0) {
+    const bool have_ctx = io_setup(opt.per_thread, &ctx) == 0;
+    bool ok = have_ctx;
+    for (int t = 0; ok && t < ntargets; ++t) {
+      fds.push_back(::open(paths[std::size_t(t)].c_str(), O_RDWR | O_DIRECT | O_CLOEXEC));
+      ok = fds.back() >= 0;
+    }
+    if (!ok) {
       std::lock_guard<std::mutex> l(em);
-      errors.push_back(fmt::format("cannot open {} / io_setup: {}", dev, std::strerror(errno)));
-      if (fd >= 0) ::close(fd);
+      errors.push_back(fmt::format("cannot open {} / io_setup: {}", paths[fds.size() ? fds.size() - 1 : 0],
+                                   std::strerror(errno)));
+      for (int fd : fds)
+        if (fd >= 0) ::close(fd);
+      if (have_ctx) io_destroy(ctx);
       return;
     }
     std::mt19937_64 rng{static_cast<std::uint64_t>(seed)};
@@ -91,11 +114,12 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
     }
     auto submit = [&](int k) {
       iocb* cb = &cbs[std::size_t(k)];
-      const long long off = static_cast<long long>((rng() % blocks) * 4096);
+      const std::size_t t = ntargets > 1 ? std::size_t(rng() % std::uint64_t(ntargets)) : 0;
+      const long long off = static_cast<long long>((rng() % blocks[t]) * 4096);
       if (rng() & 1)
-        io_prep_pwrite(cb, fd, bufs[std::size_t(k)], 4096, off);
+        io_prep_pwrite(cb, fds[t], bufs[std::size_t(k)], 4096, off);
       else
-        io_prep_pread(cb, fd, bufs[std::size_t(k)], 4096, off);
+        io_prep_pread(cb, fds[t], bufs[std::size_t(k)], 4096, off);
       cb->data = reinterpret_cast<void*>(std::intptr_t(k));
       int rc;
       begun.fetch_add(1);
@@ -117,16 +141,27 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
         for (int k = 0; k < got; ++k) out += submit(int(reinterpret_cast<std::intptr_t>(ev[k].data)));
     }
     io_destroy(ctx);
-    ::close(fd);
+    for (int fd : fds) ::close(fd);
     for (void* b : bufs) std::free(b);
   };
-  const int ifd = ::open(fmt::format("/sys/block/{}/inflight", st.dut().name()).c_str(), O_RDONLY | O_CLOEXEC);
+  std::vector<int> ifds;
+  for (int t = 0; t < ntargets; ++t)
+    ifds.push_back(::open((t == 0 ? fmt::format("/sys/block/{}/inflight", names[0])
+                                  : fmt::format("/sys/block/{}/{}/inflight", names[0], names[std::size_t(t)]))
+                              .c_str(),
+                          O_RDONLY | O_CLOEXEC));
   const int dfd = ::open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
-  if (ifd < 0 || dfd < 0) {
-    if (ifd >= 0) ::close(ifd);
+  auto close_all = [&] {
+    for (int fd : ifds)
+      if (fd >= 0) ::close(fd);
     if (dfd >= 0) ::close(dfd);
+  };
+  if (dfd < 0 || std::any_of(ifds.begin(), ifds.end(), [](int fd) { return fd < 0; })) {
+    close_all();
     throw EnvError("cannot read /sys/block/*/inflight or /proc/diskstats");
   }
+  res.targets.resize(std::size_t(ntargets));
+  for (int t = 0; t < ntargets; ++t) res.targets[std::size_t(t)].name = names[std::size_t(t)];
   std::vector<std::thread> threads;
   sigset_t block, old;
   sigemptyset(&block);
@@ -138,7 +173,7 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   bool first = true;
   const long long outstanding = static_cast<long long>(opt.threads) * opt.per_thread;
-  auto check = [&](long long v, long long& lo, long long& hi, const char* what, long long bound) {
+  auto check = [&](long long v, long long& lo, long long& hi, const std::string& what, long long bound) {
     if (first) lo = hi = v;
     lo = std::min(lo, v);
     hi = std::max(hi, v);
@@ -147,15 +182,23 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
     }
   };
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.seconds);
+  std::vector<long long> in_progress;
   try {
     while (std::chrono::steady_clock::now() < end && !interrupted()) {
-      const long long a = read_inflight(ifd);
+      for (int t = 0; t < ntargets; ++t) {
+        StressTarget& tg = res.targets[std::size_t(t)];
+        check(read_inflight(ifds[std::size_t(t)]), tg.inflight_min, tg.inflight_max, tg.name + " inflight",
+              opt.depth);
+      }
       const std::uint64_t before = begun.load();
-      const long long b = read_diskstats(dfd, st.dut().name());
+      read_diskstats(dfd, names, in_progress);
       const long long during = static_cast<long long>(begun.load() - before);
-      check(a, res.inflight_min, res.inflight_max, "inflight", opt.depth);
-      check(b, res.diskstats_min, res.diskstats_max, "diskstats in progress", outstanding + during);
-      if (b > outstanding && b <= outstanding + during) ++res.diskstats_over_outstanding;
+      for (int t = 0; t < ntargets; ++t) {
+        StressTarget& tg = res.targets[std::size_t(t)];
+        const long long b = in_progress[std::size_t(t)];
+        check(b, tg.diskstats_min, tg.diskstats_max, "diskstats " + tg.name + " in progress", outstanding + during);
+        if (b > outstanding && b <= outstanding + during) ++tg.diskstats_over_outstanding;
+      }
       first = false;
       ++res.samples;
     }
@@ -163,8 +206,13 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
   }
   stop = true;
   for (auto& t : threads) t.join();
-  ::close(ifd);
-  ::close(dfd);
+  close_all();
+  const StressTarget& disk = res.targets.front();
+  res.inflight_min = disk.inflight_min;
+  res.inflight_max = disk.inflight_max;
+  res.diskstats_min = disk.diskstats_min;
+  res.diskstats_max = disk.diskstats_max;
+  for (const StressTarget& tg : res.targets) res.diskstats_over_outstanding += tg.diskstats_over_outstanding;
   res.ios = ios;
   check_interrupt();
   if (!errors.empty()) throw std::runtime_error(errors.front());

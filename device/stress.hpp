@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "device/loop.hpp"
 
@@ -29,6 +30,16 @@ struct StressOptions {
   std::string scheduler = "mq-deadline";
   int depth = 4, threads = 4, per_thread = 8;
   double seconds = 1.0;
+  // On a stack with partitions each I/O goes to the whole disk or to a
+  // partition, chosen at random, and every target's files are sampled.
+};
+
+// One target's files: the whole disk (loopN) or a partition (loopNpK).
+struct StressTarget {
+  std::string name;
+  long long inflight_min = 0, inflight_max = 0;
+  long long diskstats_min = 0, diskstats_max = 0;
+  long long diskstats_over_outstanding = 0;
 };
 
 struct StressResult {
@@ -40,6 +51,7 @@ struct StressResult {
   long long diskstats_over_outstanding = 0;
   long long bad_samples = 0;                       // samples outside their bound
   std::string first_bad;
+  std::vector<StressTarget> targets;               // the disk, then each partition
   bool ok() const { return bad_samples == 0; }
 };
 

@@ -177,6 +177,15 @@ assert j["ok"] and j["samples"] > 100 and j["ios"] > 0, j
 assert 0 <= j["inflight_min"] <= j["inflight_max"] <= 4, j
 assert 0 <= j["diskstats_over_outstanding"] <= j["samples"], j
 PY
+expect 0 "device stress --partitions 2" -- "$B" device stress --partitions 2 --seconds 0.5 --json
+python3 - "$T/out" <<'PY' && ok || bad "device stress --partitions 2 --json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["targets"]
+assert j["ok"] and len(t) == 3 and t[1]["name"] == t[0]["name"] + "p1", j
+assert all(0 <= x["inflight_max"] <= 4 and x["diskstats_max"] > 0 for x in t), j
+PY
+expect 2 "device stress --partitions 9" -- "$B" device stress --partitions 9
 clean "after device stress"
 
 # Interrupted mid-run: everything is removed, exit 130. "setup" signals as
