@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "device/counters.hpp"
 #include "device/env.hpp"
 #include "device/io_engine.hpp"
 #include "model/inflight/inflight.hpp"
@@ -54,38 +54,9 @@ int model_read(const char* variant, const InflightRow& row, int target, bool dra
   return m.quiescent_read(s, target);
 }
 
-// "r w" of an inflight file, summed.
-int read_inflight_file(const std::string& path) {
-  std::istringstream in(read_file(path));
-  long long r = 0, w = 0;
-  if (!(in >> r >> w)) throw std::runtime_error(fmt::format("{}: not 'reads writes'", path));
-  return int(r + w);
-}
-
-// Field 9 (I/Os currently in progress) of a stat file or a diskstats line.
-int in_progress_field(std::istringstream& in, const std::string& what) {
-  long long f[9] = {};
-  for (auto& x : f)
-    if (!(in >> x)) throw std::runtime_error(fmt::format("{}: fewer than 9 fields", what));
-  return int(f[8]);
-}
-
-int read_stat_file(const std::string& path) {
-  std::istringstream in(read_file(path));
-  return in_progress_field(in, path);
-}
-
-int read_diskstats(const std::string& dev) {
-  std::istringstream all(read_file("/proc/diskstats"));
-  std::string line;
-  while (std::getline(all, line)) {
-    std::istringstream ls(line);
-    unsigned maj = 0, min = 0;
-    std::string name;
-    if (!(ls >> maj >> min >> name) || name != dev) continue;
-    return in_progress_field(ls, "/proc/diskstats " + dev);
-  }
-  throw std::runtime_error(fmt::format("/proc/diskstats has no line for {}", dev));
+int checked(long long v, const std::string& what) {
+  if (v < 0) throw std::runtime_error(fmt::format("{}: not the counters expected", what));
+  return int(v);
 }
 
 // The files of one target, in the order predict_inflight lists them.
@@ -111,9 +82,11 @@ std::vector<FileSpec> files_of(const InflightRow& row, const std::string& disk) 
 int read_kernel(const FileSpec& f, const std::string& disk) {
   const std::string sys = "/sys/block/" + (f.target == 0 ? disk : fmt::format("{}/{}", disk, f.dev));
   switch (f.kind) {
-    case 0: return read_inflight_file(sys + "/inflight");
-    case 1: return read_stat_file(sys + "/stat");
-    default: return read_diskstats(f.dev);
+    case 0: return checked(inflight_sum(read_file(sys + "/inflight")), sys + "/inflight");
+    case 1: return checked(stat_in_progress(read_file(sys + "/stat")), sys + "/stat");
+    default:
+      return checked(diskstats_in_progress(read_file("/proc/diskstats"), {f.dev}).front(),
+                     "/proc/diskstats " + f.dev);
   }
 }
 

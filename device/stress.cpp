@@ -7,57 +7,29 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
+#include <string_view>
 #include <mutex>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <random>
-#include <sstream>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "device/counters.hpp"
 #include "device/env.hpp"
 
 namespace blkmc::device {
 
 namespace {
 
-// Reads a small sysfs/procfs file with pread (fast, no allocation per call).
-long long read_inflight(int fd) {
-  char buf[128];
-  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) return -1;
-  buf[n] = 0;
-  long long r = 0, w = 0;
-  if (std::sscanf(buf, "%lld %lld", &r, &w) != 2) return -1;
-  return r + w;
-}
-
-// The in-progress field (the 9th after the name) of each of `names` in one
-// read of /proc/diskstats (-1 where a line is missing).
-void read_diskstats(int fd, const std::vector<std::string>& names, std::vector<long long>& out) {
-  static thread_local std::vector<char> buf(1 << 16);
-  out.assign(names.size(), -1);
+// A small sysfs/procfs file's text, read with pread (no open per sample).
+std::string_view pread_text(int fd, std::vector<char>& buf) {
   const ssize_t n = ::pread(fd, buf.data(), buf.size() - 1, 0);
-  if (n <= 0) return;
-  buf[std::size_t(n)] = 0;
-  std::istringstream in(std::string(buf.data(), std::size_t(n)));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    unsigned maj = 0, min = 0;
-    std::string dev;
-    ls >> maj >> min >> dev;
-    const auto it = std::find(names.begin(), names.end(), dev);
-    if (it == names.end()) continue;
-    long long f[9] = {};
-    for (auto& x : f) ls >> x;
-    out[std::size_t(it - names.begin())] = f[8];
-  }
+  return n <= 0 ? std::string_view() : std::string_view(buf.data(), std::size_t(n));
 }
 
 }  // namespace
@@ -183,15 +155,16 @@ StressResult run_stress(Stack& st, const StressOptions& opt) {
   };
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.seconds);
   std::vector<long long> in_progress;
+  std::vector<char> small(128), big(1 << 16);
   try {
     while (std::chrono::steady_clock::now() < end && !interrupted()) {
       for (int t = 0; t < ntargets; ++t) {
         StressTarget& tg = res.targets[std::size_t(t)];
-        check(read_inflight(ifds[std::size_t(t)]), tg.inflight_min, tg.inflight_max, tg.name + " inflight",
-              opt.depth);
+        check(inflight_sum(pread_text(ifds[std::size_t(t)], small)), tg.inflight_min, tg.inflight_max,
+              tg.name + " inflight", opt.depth);
       }
       const std::uint64_t before = begun.load();
-      read_diskstats(dfd, names, in_progress);
+      in_progress = diskstats_in_progress(pread_text(dfd, big), names);
       const long long during = static_cast<long long>(begun.load() - before);
       for (int t = 0; t < ntargets; ++t) {
         StressTarget& tg = res.targets[std::size_t(t)];

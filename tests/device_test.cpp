@@ -7,6 +7,7 @@
 
 #include "device/analysis.hpp"
 #include "device/conformance.hpp"
+#include "device/counters.hpp"
 #include "device/fio_export.hpp"
 #include "device/inflight_check.hpp"
 #include "device/plan.hpp"
@@ -300,4 +301,18 @@ TEST_CASE("device: the inflight model's prediction for a held row") {
     CHECK(rr.driver.size() == 4);
     CHECK(rr.queued.size() <= 4);
   }
+}
+
+TEST_CASE("device: the in-flight counter files of 6.18") {
+  using namespace blkmc::device;
+  CHECK(inflight_sum("       2        3\n") == 5);
+  CHECK(inflight_sum("x") == -1);
+  CHECK(stat_in_progress("  1 0 8 0  2 0 16 0  7  3 5 0 0 0 0 0 0\n") == 7);
+  CHECK(stat_in_progress("1 2 3") == -1);
+  const std::string ds =
+      "   7       1 loop1 10 0 80 1 20 0 160 2 3 4 5 0 0 0 0 0 0 0\n"
+      " 259       0 loop1p1 1 0 8 0 2 0 16 0 2 1 1 0 0 0 0 0 0 0\n"
+      " 259       1 loop1p2 1 0 8 0 2 0 16\n";
+  const auto v = diskstats_in_progress(ds, {"loop1", "loop1p1", "loop1p2", "loop9"});
+  CHECK(v == std::vector<long long>{3, 2, -1, -1});
 }
