@@ -193,14 +193,16 @@ Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root, int partition
   const std::string dut = mnt_ + "/dut.img";
   const std::uint64_t bytes = std::max<std::uint64_t>(dut_bytes, partitions ? (2u + 2u * unsigned(partitions)) << 20 : 1u << 20);
   make_file(dut, bytes);
+  // Equal partitions from 1 MiB on, 1 MiB aligned: {start, size} in sectors.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> layout;
+  const std::uint64_t each = partitions ? ((bytes / 512 - 2048) / unsigned(partitions)) / 2048 * 2048 : 0;
+  for (int k = 0; k < partitions; ++k) layout.emplace_back(2048 + std::uint64_t(k) * each, each);
   if (partitions) {
-    // An MBR with equal partitions from 1 MiB on, written into the backing
-    // file by sfdisk before the loop device exists; LO_FLAGS_PARTSCAN then
-    // makes the kernel read it (losetup -P).
-    const std::uint64_t first = 2048, each = ((bytes / 512 - first) / unsigned(partitions)) / 2048 * 2048;
+    // An MBR, written into the backing file by sfdisk before the loop
+    // device exists; LO_FLAGS_PARTSCAN then makes the kernel read it
+    // (losetup -P).
     std::string script = "label: dos\n";
-    for (int k = 0; k < partitions; ++k)
-      script += fmt::format("start={}, size={}, type=83\n", first + std::uint64_t(k) * each, each);
+    for (const auto& [start, size] : layout) script += fmt::format("start={}, size={}, type=83\n", start, size);
     const std::string sf = tmp_ + "/dut.sfdisk";
     write_file_new(sf, script);
     run_tool({sfdisk, "-q", "--no-reread", "--no-tell-kernel", dut}, sf);
@@ -227,12 +229,11 @@ Stack::Stack(std::uint64_t dut_bytes, const std::string& tmp_root, int partition
   };
   partitions_by_ = "partition scan";
   if (partitions && !wait_parts(500)) {
-    const std::uint64_t first = 2048, each = ((bytes / 512 - first) / unsigned(partitions)) / 2048 * 2048;
     for (int k = 1; k <= partitions; ++k) {
       if (present(k)) continue;
       blkpg_partition part{};
-      part.start = static_cast<long long>((first + std::uint64_t(k - 1) * each) * 512);
-      part.length = static_cast<long long>(each * 512);
+      part.start = static_cast<long long>(layout[std::size_t(k - 1)].first * 512);
+      part.length = static_cast<long long>(layout[std::size_t(k - 1)].second * 512);
       part.pno = k;
       blkpg_ioctl_arg arg{};
       arg.op = BLKPG_ADD_PARTITION;
