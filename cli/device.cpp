@@ -23,6 +23,7 @@
 #include "device/replay_io.hpp"
 #include "device/stress.hpp"
 #include "device/inflight_check.hpp"
+#include "model/inflight/inflight.hpp"
 #include "device/tracefs.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/checks.hpp"
@@ -425,15 +426,24 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
   if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
   if (!only.empty() && !only_model.empty())
     throw UsageError("device check: give --scheduler or --model, not both");
-  if (!only_model.empty() && only_model != "inflight" && only_model != "deadline" && only_model != "bfq")
-    throw UsageError(fmt::format("device check: no rows for model '{}' (deadline, bfq, inflight)", only_model));
-  const std::string by_model = only_model == "deadline" ? "mq-deadline" : only_model == "bfq" ? "bfq" : "";
+  // --model: a scheduler model's rows (by its elevator), or the inflight
+  // model's.
+  std::string by_model;
+  bool inflight_only = false;
+  if (!only_model.empty()) {
+    const ModelHandle& mh = find_model(only_model);
+    by_model = mh.offers().elevator;
+    inflight_only = &mh.info() == &InflightModel::static_info();
+    if (!inflight_only && (by_model.empty() ||
+                           std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return by_model == r.sched; })))
+      throw UsageError(fmt::format("device check: no rows for model '{}' (deadline, bfq, inflight)", only_model));
+  }
   const std::string only_elevator = !by_model.empty() ? by_model
                                     : only.empty()    ? ""
                                                       : model_of_elevator(only).offers().elevator;
   if (!only.empty() && std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return only_elevator == r.sched; }))
     throw UsageError(fmt::format("device check: no rows for scheduler '{}' (mq-deadline, bfq)", only));
-  const bool sched_rows = only_model != "inflight", inflight = only.empty() && by_model.empty();
+  const bool sched_rows = !inflight_only, inflight = only.empty() && by_model.empty();
   return guarded([&] {
     nlohmann::json all = nlohmann::json::array();
     int bad = 0;
