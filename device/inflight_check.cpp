@@ -104,7 +104,7 @@ Counts count_events(TraceInstance& tr) {
   return c;
 }
 
-// Polls the trace until pred holds (then settles and checks it still does).
+// Polls the trace until pred holds for its event counts (5 s at most).
 template <class P>
 void wait_events(TraceInstance& tr, P pred, const std::string& what) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
