@@ -509,6 +509,39 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
         if (!c.first_departure.empty()) std::cout << "  first departure: " << c.first_departure << '\n';
         std::cout << std::flush;
       }
+      // Live reads: random I/O to the disk and both partitions while every
+      // file is sampled; each read must stay within the model's live bound
+      // (device/stress.hpp).
+      if (!quiet && !json) std::cerr << "inflight live\n";
+      int ok_runs = 0;
+      long long samples = 0;
+      std::string first_bad;
+      for (int run = 0; run < repeat; ++run) {
+        StressOptions o;
+        o.seconds = 0.3;
+        const StressResult r = run_stress(*ses.stack, o);
+        samples += static_cast<long long>(r.samples);
+        ok_runs += r.ok();
+        if (!r.ok() && first_bad.empty()) first_bad = fmt::format("run {}: {}", run + 1, r.first_bad);
+      }
+      bad += ok_runs != repeat;
+      if (json) {
+        all.push_back({{"model", "inflight"},
+                       {"workload", "live"},
+                       {"scheduler", "mq-deadline"},
+                       {"runs", repeat},
+                       {"conforming", ok_runs},
+                       {"samples", samples},
+                       {"first_departure", first_bad},
+                       {"match", ok_runs == repeat}});
+      } else {
+        std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", "inflight live", "mq-deadline",
+                                 "random I/O to D,p1,p2", "bounded (live-read-bounded)",
+                                 fmt::format("{} samples", samples), fmt::format("{}/{}", ok_runs, repeat),
+                                 ok_runs == repeat ? "yes" : "NO");
+        if (!first_bad.empty()) std::cout << "  first departure: " << first_bad << '\n';
+        std::cout << std::flush;
+      }
     }
     if (json) std::cout << all.dump(2) << '\n';
     return bad ? kExitViolated : kExitHolds;

@@ -147,13 +147,15 @@ clean "after device check"
 # In-flight accounting on a disk with two partitions: every file as the
 # inflight model's running-kernel variants say, held and drained.
 "$B" device check --model inflight --repeat 1 -q >"$T/out" 2>"$T/err"
-[ "$(grep -c '^inflight .* 1/1 *yes$' "$T/out")" = 3 ] && ok || { bad "device check --model inflight: 3 rows conform"; cat "$T/out" "$T/err"; }
+[ "$(grep -c '^inflight .* 1/1 *yes$' "$T/out")" = 4 ] && ok || { bad "device check --model inflight: 4 rows conform"; cat "$T/out" "$T/err"; }
 grep -q 'first departure' "$T/out" && bad "device check --model inflight: a departure" || ok
 "$B" device check --model inflight --repeat 1 --json >"$T/out" 2>"$T/err"
 python3 - "$T/out" <<'PY' && ok || bad "device check --model inflight --json content"
 import json, sys
 rows = json.load(open(sys.argv[1]))
-assert [r["workload"] for r in rows] == ["parts", "disk+parts", "parts-queued"], rows
+assert [r["workload"] for r in rows] == ["parts", "disk+parts", "parts-queued", "live"], rows
+live = rows.pop()
+assert live["match"] and live["conforming"] == 1 and live["samples"] > 100, live
 for r in rows:
     assert r["model"] == "inflight" and r["match"] and r["conforming"] == r["runs"] == 1, r
     reads = r["reads"][0]
