@@ -14,6 +14,7 @@
 #include "device/counters.hpp"
 #include "device/env.hpp"
 #include "device/io_engine.hpp"
+#include "device/replay_io.hpp"
 #include "model/inflight/inflight.hpp"
 
 namespace blkmc::device {
@@ -178,15 +179,7 @@ InflightCase run_inflight_case(Stack& st, TraceInstance& tr, const InflightRow& 
   const std::vector<InflightRead> predicted = predict_inflight(row, disk);
   InflightCase c;
   c.row = row;
-  st.set_depth(kDepth);
-  st.set_queue("nomerges", "2");
-  st.set_queue("rq_affinity", "2");
-  if (st.has_queue("wbt_lat_usec")) {
-    try {
-      st.set_queue("wbt_lat_usec", "0");
-    } catch (const std::exception&) {
-    }
-  }
+  prepare_queue(st, kDepth);
   // One descriptor per target, O_DIRECT: a write is one request.
   std::vector<int> fds;
   struct Fds {

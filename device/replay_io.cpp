@@ -168,8 +168,10 @@ bool wait_count(const std::atomic<int>& counter, int want, int ms) {
 
 }  // namespace
 
-void prepare_queue(Stack& st, const Plan& plan) {
-  st.set_depth(plan.depth);
+void prepare_queue(Stack& st, const Plan& plan) { prepare_queue(st, plan.depth); }
+
+void prepare_queue(Stack& st, int depth) {
+  st.set_depth(depth);
   st.set_queue("nomerges", "2");
   st.set_queue("rq_affinity", "2");
   if (st.has_queue("wbt_lat_usec")) {

@@ -44,6 +44,7 @@ struct RunData {
 // Sets the queue up for a run once: depth, nomerges=2, wbt_lat_usec=0,
 // rq_affinity=2.
 void prepare_queue(Stack& st, const Plan& plan);
+void prepare_queue(Stack& st, int depth);  // the same for `depth` driver tags
 // One run: a fresh scheduler, its tunables, the gated submission, the trace.
 // Throws Interrupted on SIGINT/SIGTERM (after thawing and joining).
 RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOptions& opt);
