@@ -228,15 +228,21 @@ done
 # Killed (SIGKILL): no handler runs; `blkmc device cleanup` thaws, detaches,
 # unmounts and removes what the dead run left. It runs before `wait`: a
 # process killed while the ext4 is frozen cannot exit until it is thawed.
-for delay in 0.3 0.7; do
-  "$B" device run gated-write --repeat 500 -q >/dev/null 2>&1 &
+for run in "0.3 run" "0.7 run" "0.8 inflight"; do
+  set -- $run
+  delay=$1
+  if [ "$2" = run ]; then
+    "$B" device run gated-write --repeat 500 -q >/dev/null 2>&1 &
+  else  # partitions open, writes held
+    "$B" device check --model inflight --repeat 200 -q >/dev/null 2>&1 &
+  fi
   pid=$!
   sleep "$delay"
   kill -s KILL "$pid"
   sleep 0.2
-  expect 0 "device cleanup after SIGKILL at ${delay}s" -- "$B" device cleanup
+  expect 0 "device cleanup after SIGKILL of $2 at ${delay}s" -- "$B" device cleanup
   wait "$pid" 2>/dev/null
-  clean "after SIGKILL at ${delay}s and device cleanup"
+  clean "after SIGKILL of $2 at ${delay}s and device cleanup"
 done
 expect 0 "device cleanup with nothing left" -- "$B" device cleanup --dry-run
 grep -q "nothing left" "$T/out" && ok || bad "cleanup: nothing left"
