@@ -379,6 +379,73 @@ int run_device_run(const DeviceRunArgs& a) {
   });
 }
 
+namespace {
+
+// One line of device check's table (the head too), and the row's first
+// departure under it when there is one.
+void print_row(const std::string& workload, const std::string& sched, const std::string& tunables,
+               const std::string& model, const std::string& kernel, const std::string& conf,
+               const std::string& match, const std::string& departure = "") {
+  std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", workload, sched, tunables, model,
+                           kernel, conf, match);
+  if (!departure.empty()) std::cout << "  first departure: " << departure << '\n';
+  std::cout << std::flush;
+}
+
+// The inflight model's rows on a disk with two partitions (docs/devices.md):
+// the held rows, then the live row. Returns the rows that do not match.
+int run_inflight_rows(int repeat, bool json, bool quiet, nlohmann::json& all) {
+  Session ses(2);
+  int bad = 0;
+  for (const InflightRow& row : inflight_rows()) {
+    if (!quiet && !json) std::cerr << fmt::format("inflight {}\n", row.name);
+    const InflightCase c = run_inflight_case(*ses.stack, *ses.trace, row, repeat, !quiet && !json);
+    bad += !c.match();
+    if (json) {
+      all.push_back(inflight_case_json(c));
+      continue;
+    }
+    const int files = int(c.runs.empty() ? 0 : c.runs.front().size());
+    print_row("inflight " + row.name, "mq-deadline",
+              fmt::format("drv {} q {}", targets_string(row.driver), targets_string(row.queued)),
+              fmt::format("{} reads, exact", files),
+              c.first_departure.empty() ? fmt::format("{} reads equal", files) : "departs",
+              fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO", c.first_departure);
+  }
+  // Live reads: random I/O to the disk and both partitions while every file
+  // is sampled; each read must stay within the model's live bound
+  // (device/stress.hpp).
+  if (!quiet && !json) std::cerr << "inflight live\n";
+  int ok_runs = 0;
+  long long samples = 0;
+  std::string first_bad;
+  for (int run = 0; run < repeat; ++run) {
+    StressOptions o;
+    o.seconds = 0.3;
+    const StressResult r = run_stress(*ses.stack, o);
+    samples += static_cast<long long>(r.samples);
+    ok_runs += r.ok();
+    if (!r.ok() && first_bad.empty()) first_bad = fmt::format("run {}: {}", run + 1, r.first_bad);
+  }
+  bad += ok_runs != repeat;
+  if (json)
+    all.push_back({{"model", "inflight"},
+                   {"workload", "live"},
+                   {"scheduler", "mq-deadline"},
+                   {"runs", repeat},
+                   {"conforming", ok_runs},
+                   {"samples", samples},
+                   {"first_departure", first_bad},
+                   {"match", ok_runs == repeat}});
+  else
+    print_row("inflight live", "mq-deadline", "random I/O to D,p1,p2", "bounded (live-read-bounded)",
+              fmt::format("{} samples", samples), fmt::format("{}/{}", ok_runs, repeat),
+              ok_runs == repeat ? "yes" : "NO", first_bad);
+  return bad;
+}
+
+}  // namespace
+
 int run_device_check(int repeat, bool json, bool quiet, const std::string& only, const std::string& only_model) {
   struct Row {
     const char* workload;  // a shipped workload, or the name of the inline text
@@ -447,102 +514,44 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
   return guarded([&] {
     nlohmann::json all = nlohmann::json::array();
     int bad = 0;
-    const std::string head = fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}", "workload", "scheduler",
-                                         "tunables", "model", "kernel (modal)", "conf", "match");
-    if (!json) std::cout << head << '\n';
+    if (!json) print_row("workload", "scheduler", "tunables", "model", "kernel (modal)", "conf", "match");
     if (sched_rows) {
-    Session ses;
-    for (const auto& row : rows) {
-      if (!only_elevator.empty() && only_elevator != row.sched) continue;
-      Source src;
-      if (row.text) {
-        src.name = row.workload;
-        src.text = row.text;
-      } else {
-        src = load_source(row.workload);
-      }
-      const Resolved r = resolve(src, row.sched, "", row.params);
-      if (!quiet && !json) std::cerr << fmt::format("{} {} {}\n", row.workload, row.sched, fmt::join(row.params, " "));
-      const CaseResult c = dispatch_case(ses, r, repeat, !quiet && !json);
-      bad += !c.match();
-      if (json) {
-        all.push_back(case_json(r.plan, c));
-        continue;
-      }
-      std::string model, kernel;
-      const std::string ord = !c.comparable ? "order n/a"
-                              : fmt::format("{} {}/{}", c.order_match ? "same order" : "OTHER order",
-                                            c.modal.count, c.modal.runs);
-      if (c.tracked >= 0) {
-        model = fmt::format("wait {} (worst {}), {} rqs", c.model_wait, c.worst_wait, c.predicted.size());
-        kernel = c.comparable ? fmt::format("wait {}, {}", c.kernel_wait, ord)
-                              : fmt::format("wait <= {}, {}", c.kernel_max_wait, ord);
-      } else {
-        model = fmt::format("{} rqs", c.predicted.size());
-        kernel = ord;
-      }
-      std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", c.workload, c.scheduler,
-                               c.tunables, model, kernel,
-                               fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO");
-      if (!c.match()) std::cout << "  first departure: " << c.first_departure() << '\n';
-      std::cout << std::flush;
-    }
-    }
-    if (inflight) {
-      // The inflight model on a disk with two partitions (docs/devices.md).
-      Session ses(2);
-      for (const InflightRow& row : inflight_rows()) {
-        if (!quiet && !json) std::cerr << fmt::format("inflight {}\n", row.name);
-        const InflightCase c = run_inflight_case(*ses.stack, *ses.trace, row, repeat, !quiet && !json);
+      Session ses;
+      for (const auto& row : rows) {
+        if (!only_elevator.empty() && only_elevator != row.sched) continue;
+        Source src;
+        if (row.text) {
+          src.name = row.workload;
+          src.text = row.text;
+        } else {
+          src = load_source(row.workload);
+        }
+        const Resolved r = resolve(src, row.sched, "", row.params);
+        if (!quiet && !json) std::cerr << fmt::format("{} {} {}\n", row.workload, row.sched, fmt::join(row.params, " "));
+        const CaseResult c = dispatch_case(ses, r, repeat, !quiet && !json);
         bad += !c.match();
         if (json) {
-          all.push_back(inflight_case_json(c));
+          all.push_back(case_json(r.plan, c));
           continue;
         }
-        const int files = int(c.runs.empty() ? 0 : c.runs.front().size());
-        std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", "inflight " + row.name,
-                                 "mq-deadline",
-                                 fmt::format("drv {} q {}", targets_string(row.driver), targets_string(row.queued)),
-                                 fmt::format("{} reads, exact", files),
-                                 c.first_departure.empty() ? fmt::format("{} reads equal", files) : "departs",
-                                 fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO");
-        if (!c.first_departure.empty()) std::cout << "  first departure: " << c.first_departure << '\n';
-        std::cout << std::flush;
-      }
-      // Live reads: random I/O to the disk and both partitions while every
-      // file is sampled; each read must stay within the model's live bound
-      // (device/stress.hpp).
-      if (!quiet && !json) std::cerr << "inflight live\n";
-      int ok_runs = 0;
-      long long samples = 0;
-      std::string first_bad;
-      for (int run = 0; run < repeat; ++run) {
-        StressOptions o;
-        o.seconds = 0.3;
-        const StressResult r = run_stress(*ses.stack, o);
-        samples += static_cast<long long>(r.samples);
-        ok_runs += r.ok();
-        if (!r.ok() && first_bad.empty()) first_bad = fmt::format("run {}: {}", run + 1, r.first_bad);
-      }
-      bad += ok_runs != repeat;
-      if (json) {
-        all.push_back({{"model", "inflight"},
-                       {"workload", "live"},
-                       {"scheduler", "mq-deadline"},
-                       {"runs", repeat},
-                       {"conforming", ok_runs},
-                       {"samples", samples},
-                       {"first_departure", first_bad},
-                       {"match", ok_runs == repeat}});
-      } else {
-        std::cout << fmt::format("{:<22} {:<12} {:<31} {:<27} {:<27} {:<5} {}\n", "inflight live", "mq-deadline",
-                                 "random I/O to D,p1,p2", "bounded (live-read-bounded)",
-                                 fmt::format("{} samples", samples), fmt::format("{}/{}", ok_runs, repeat),
-                                 ok_runs == repeat ? "yes" : "NO");
-        if (!first_bad.empty()) std::cout << "  first departure: " << first_bad << '\n';
-        std::cout << std::flush;
+        std::string model, kernel;
+        const std::string ord = !c.comparable ? "order n/a"
+                                : fmt::format("{} {}/{}", c.order_match ? "same order" : "OTHER order",
+                                              c.modal.count, c.modal.runs);
+        if (c.tracked >= 0) {
+          model = fmt::format("wait {} (worst {}), {} rqs", c.model_wait, c.worst_wait, c.predicted.size());
+          kernel = c.comparable ? fmt::format("wait {}, {}", c.kernel_wait, ord)
+                                : fmt::format("wait <= {}, {}", c.kernel_max_wait, ord);
+        } else {
+          model = fmt::format("{} rqs", c.predicted.size());
+          kernel = ord;
+        }
+        print_row(c.workload, c.scheduler, c.tunables, model, kernel,
+                  fmt::format("{}/{}", c.conforming, c.runs.size()), c.match() ? "yes" : "NO",
+                  c.match() ? "" : c.first_departure());
       }
     }
+    if (inflight) bad += run_inflight_rows(repeat, json, quiet, all);
     if (json) std::cout << all.dump(2) << '\n';
     return bad ? kExitViolated : kExitHolds;
   });

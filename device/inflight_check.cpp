@@ -65,7 +65,8 @@ struct FileSpec {
   std::string name, variant;
   int target;
   std::string dev;
-  int kind;  // 0 inflight, 1 stat, 2 diskstats
+  int kind;          // 0 inflight, 1 stat, 2 diskstats
+  std::string path;  // the sysfs file (kind 0 and 1)
 };
 
 std::vector<FileSpec> files_of(const InflightRow& row, const std::string& disk) {
@@ -73,18 +74,17 @@ std::vector<FileSpec> files_of(const InflightRow& row, const std::string& disk) 
   for (int t = 0; t <= row.parts; ++t) {
     const std::string dev = target_dev(disk, t);
     const std::string dir = t == 0 ? disk : fmt::format("{}/{}", disk, dev);
-    out.push_back({dir + "/inflight", kWalkVariant, t, dev, 0});
-    out.push_back({dir + "/stat", kCounterVariant, t, dev, 1});
-    out.push_back({"diskstats " + dev, kCounterVariant, t, dev, 2});
+    out.push_back({dir + "/inflight", kWalkVariant, t, dev, 0, "/sys/block/" + dir + "/inflight"});
+    out.push_back({dir + "/stat", kCounterVariant, t, dev, 1, "/sys/block/" + dir + "/stat"});
+    out.push_back({"diskstats " + dev, kCounterVariant, t, dev, 2, ""});
   }
   return out;
 }
 
-int read_kernel(const FileSpec& f, const std::string& disk) {
-  const std::string sys = "/sys/block/" + (f.target == 0 ? disk : fmt::format("{}/{}", disk, f.dev));
+int read_kernel(const FileSpec& f) {
   switch (f.kind) {
-    case 0: return checked(inflight_sum(read_file(sys + "/inflight")), sys + "/inflight");
-    case 1: return checked(stat_in_progress(read_file(sys + "/stat")), sys + "/stat");
+    case 0: return checked(inflight_sum(read_file(f.path)), f.path);
+    case 1: return checked(stat_in_progress(read_file(f.path)), f.path);
     default:
       return checked(diskstats_in_progress(read_file("/proc/diskstats"), {f.dev}).front(),
                      "/proc/diskstats " + f.dev);
@@ -206,7 +206,7 @@ InflightCase run_inflight_case(Stack& st, TraceInstance& tr, const InflightRow& 
     // Nothing of ours or anyone's may be in flight before the run.
     for (int tries = 0;; ++tries) {
       bool idle = true;
-      for (const FileSpec& f : files) idle = idle && read_kernel(f, disk) == 0;
+      for (const FileSpec& f : files) idle = idle && read_kernel(f) == 0;
       if (idle) break;
       if (tries == 200) throw std::runtime_error(fmt::format("{}: counters not 0 before the run (other I/O?)", disk));
       sleep_ms(5);
@@ -237,7 +237,7 @@ InflightCase run_inflight_case(Stack& st, TraceInstance& tr, const InflightRow& 
       if (held.issues != nd || held.completes != 0)
         throw std::runtime_error(fmt::format("the gate did not hold: {} issued, {} completed while frozen",
                                              held.issues, held.completes));
-      for (const FileSpec& f : files) reads.push_back({"held", f.name, f.variant, f.target, 0, read_kernel(f, disk)});
+      for (const FileSpec& f : files) reads.push_back({"held", f.name, f.variant, f.target, 0, read_kernel(f)});
       st.thaw();
       out.reap(10000);
       if (out.left > 0) throw std::runtime_error(fmt::format("{} writes did not complete after the thaw", out.left));
@@ -246,7 +246,7 @@ InflightCase run_inflight_case(Stack& st, TraceInstance& tr, const InflightRow& 
       wait_events(tr, [&](const Counts& k) { return k.completes >= total; }, "completions");
       sleep_ms(10);
       for (const FileSpec& f : files)
-        reads.push_back({"drained", f.name, f.variant, f.target, 0, read_kernel(f, disk)});
+        reads.push_back({"drained", f.name, f.variant, f.target, 0, read_kernel(f)});
     }
     tr.on(false);
     bool ok = true;
