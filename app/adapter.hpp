@@ -38,6 +38,7 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
   if (cx.stuck_at) t.stuck = int(*cx.stuck_at);
   if (cx.loop_start) t.loop = int(*cx.loop_start);
   t.value = value;
+  if constexpr (requires { m.source_json(); }) t.source = m.source_json();
   return t;
 }
 

@@ -82,6 +82,10 @@ class ModelHandle {
 
 const std::vector<const ModelHandle*>& all_models();
 const ModelHandle& find_model(const std::string& name);  // throws UsageError
+// The model of a family run on the kernel's own code (model/sched/kernel/):
+// its variants are the sources loaded (app/kernel_select.hpp). Throws
+// UsageError for a family without the harness.
+const ModelHandle& kernel_model(const std::string& family);
 
 // The names of the models for which pred holds (all when pred is empty), as
 // "a, b, c" (for help texts and messages).

@@ -26,6 +26,7 @@
 #include "counterexamples/render.hpp"
 #include "app/report.hpp"
 #include "app/trace_report.hpp"
+#include "app/kernel_select.hpp"
 #include "app/registry.hpp"
 
 using namespace blkmc;
@@ -63,6 +64,16 @@ void take_source(std::string& source, const std::string& workload, const char* c
     throw UsageError(fmt::format("{}: give a source or --workload, not both", cmd));
   if (!workload.empty()) source = workload;
   if (source.empty()) throw UsageError(fmt::format("{}: a trace, workload file or workload name is required", cmd));
+}
+
+// --kernel, --source, --kernel-version: the kernel's own scheduler code.
+void add_kernel_options(CLI::App* cmd, KernelArgs& k, const char* what = "the code to check") {
+  cmd->add_option("--kernel", k.kernel,
+                  fmt::format("{}: the scheduler file of a kernel tree DIR, a linux-source tarball, or debian:X.Y "
+                              "(/usr/src/linux-source-X.Y.tar.xz), compiled against blkmc's shim",
+                              what));
+  cmd->add_option("--source", k.source, fmt::format("{}: a scheduler FILE.c alone", what));
+  cmd->add_option("--kernel-version", k.version, "the kernel version of a --source file (default: read off its interfaces)");
 }
 
 void print_list(bool as_json) {
@@ -237,6 +248,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   check->add_flag("--no-symmetry", no_symmetry, "no symmetry reduction");
   check->add_flag("--json", as_json, "print the outcome as JSON");
   check->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+  KernelArgs kargs;
+  add_kernel_options(check, kargs);
   check->excludes(list);
 
   std::string trace_file;
@@ -456,18 +469,28 @@ int blkmc::blkmc_main(int argc, char** argv) {
     if (check->parsed()) {
       if (bfs && dfs) throw UsageError("--bfs and --dfs exclude each other");
       std::optional<Trace> from;
+      const ModelHandle* chosen = nullptr;
       if (!from_trace.empty()) {
         const Trace& t = *(from = read_trace_file(from_trace));
         if (!model.empty() && model != t.model)
           throw UsageError(fmt::format("--from-trace: the trace is for model {}, not {}", t.model, model));
         model = t.model;
+        chosen = &model_for_trace(t, kargs);
         if (variant.empty()) variant = t.variant;
         if (props.empty()) props = {t.property};
         if (!bfs && !dfs) dfs = t.search == "dfs";
+      } else if (kargs.given()) {
+        if (model.empty()) throw UsageError("check: a model name is required");
+        if (!variant.empty())
+          throw UsageError("check: --variant names one of blkmc's models of the code; with --kernel or --source the "
+                           "code itself is checked (compare it with a model variant: blkmc conform)");
+        const KernelChoice kc = choose_kernel(model, kargs);
+        chosen = kc.model;
+        variant = kc.variant;
       }
       if (model.empty()) throw UsageError("check: a model name (or --from-trace) is required");
-      if (variant.empty()) throw UsageError("check: --variant (or --from-trace) is required");
-      const ModelHandle& mh = find_model(model);
+      if (variant.empty()) throw UsageError("check: --variant (or --from-trace, --kernel, --source) is required");
+      const ModelHandle& mh = chosen ? *chosen : find_model(model);
       // -p values win over the trace's, the trace's over the defaults.
       Params run_params = resolve_params(mh.info(), params);
       for (const auto& [k, v] : from ? trace_params(mh.info(), *from) : Params{}) {

@@ -33,6 +33,7 @@ json trace_to_json(const Trace& t) {
   if (t.loop) j["loop"] = *t.loop;
   if (t.value) j["value"] = *t.value;
   for (const auto& [k, f] : t.param_files) j["param_files"][k] = {{"name", f.name}, {"text", f.text}};
+  if (!t.source.is_null()) j["source"] = t.source;
   return j;
 }
 
@@ -134,6 +135,18 @@ Trace trace_from_json(const json& j) {
       if (!t.params.count(k)) throw UsageError(fmt::format("malformed trace: {} has no value in 'params'", where));
       t.param_files[k] = {str_field(f, "name", where), str_field(f, "text", where)};
     }
+  }
+  if (j.contains("source")) {
+    const json& src = j.at("source");
+    if (!src.is_object()) throw UsageError("malformed trace: 'source' is not an object");
+    for (const char* k : {"kind", "file", "version", "sha256", "name"}) str_field(src, k, "source");
+    const std::string kind = src.at("kind").get<std::string>();
+    if (kind != "kernel" && kind != "conform")
+      throw UsageError(fmt::format("malformed trace: source.kind '{}' is neither kernel nor conform", kind));
+    const std::string sha = src.at("sha256").get<std::string>();
+    if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw UsageError("malformed trace: source.sha256 is not a SHA-256 in hex");
+    t.source = src;
   }
   return t;
 }

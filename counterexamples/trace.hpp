@@ -47,6 +47,10 @@ struct Trace {
     std::string name, text;
   };
   std::map<std::string, ParamFile> param_files;
+  // A trace of the kernel's own code (model/sched/kernel/): the code it was
+  // made on, {"kind": "kernel"|"conform", "file", "version", "sha256",
+  // "name"}; it replays on that code only (null: a hand model's trace).
+  nlohmann::json source;
 };
 
 // Records in t.param_files the text of every parameter value of t.params

@@ -125,27 +125,4 @@ BlockFile BlockWriter::finish() {
   return f_;
 }
 
-ScratchDir::ScratchDir(const std::string& parent) {
-  std::string base = parent;
-  if (base.empty()) {
-    const char* t = std::getenv("TMPDIR");
-    base = t && *t ? t : "/tmp";
-  }
-  std::string tmpl = base + "/blkmc-disk-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw DiskError(fmt::format("cannot create a scratch directory in {}: {}", base, std::strerror(errno)));
-  path_ = tmpl;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-std::uint64_t ScratchDir::free_bytes() const {
-  struct statvfs v {};
-  if (::statvfs(path_.c_str(), &v) != 0) return 0;
-  return std::uint64_t(v.f_bavail) * v.f_frsize;
-}
-
 }  // namespace blkmc

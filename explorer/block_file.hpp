@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch_dir.hpp"
+
 namespace blkmc {
 
 // A write or read of the scratch files failed (disk full, removed): the
@@ -80,23 +82,6 @@ class BlockReader {
   const BlockFile* f_;
   std::size_t block_ = 0, pos_ = 0;
   std::vector<std::uint8_t> buf_;
-};
-
-// A directory of scratch files, created under `parent` (empty: $TMPDIR or
-// /tmp) and removed with everything in it when this goes away.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& parent);
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  // Bytes free on its filesystem.
-  std::uint64_t free_bytes() const;
-
- private:
-  std::string path_;
 };
 
 }  // namespace blkmc

@@ -32,7 +32,7 @@ const OpenValues kWorkloadFiles{
 
 template <class Sched>
 const ModelInfo& SchedModel<Sched>::static_info() {
-  static const ModelInfo info = [] {
+  static ModelInfo info = [] {
     ModelInfo m;
     m.name = Sched::name();
     m.summary = Sched::summary();
@@ -59,6 +59,14 @@ const ModelInfo& SchedModel<Sched>::static_info() {
     m.actions = {"submit", "dispatch", "issue", "complete", "requeue", "tick"};
     return m;
   }();
+  // Variants added at run time (loaded before any search starts).
+  if constexpr (HasDynamicVariants<Sched>) {
+    static unsigned gen = Sched::variants_generation();
+    if (gen != Sched::variants_generation()) {
+      info.variants = Sched::variants();
+      gen = Sched::variants_generation();
+    }
+  }
   return info;
 }
 
@@ -360,6 +368,8 @@ bool SchedModel<Sched>::apply(const State& s, const Step& step, State& next) con
 
 template <class Sched>
 bool SchedModel<Sched>::finished(const State& s) const {
+  if constexpr (HasHalt<Sched>)
+    if (sched_.halted(s)) return true;  // the kernel stopped: kernel-bug says so
   if (wl_.any_cyclic()) return false;
   for (int p = 0; p < nproc_; ++p)
     if (!proc_done(s, p)) return false;
@@ -611,5 +621,6 @@ template class SchedModel<DeadlineScheduler>;
 template class SchedModel<NoneScheduler>;
 template class SchedModel<BfqScheduler>;
 template class SchedModel<CfqScheduler>;
+template class SchedModel<KernelScheduler>;
 
 }  // namespace blkmc::sched

@@ -52,6 +52,7 @@
 #include "model/sched/bfq/bfq.hpp"
 #include "model/sched/cfq/cfq.hpp"
 #include "model/sched/deadline/deadline.hpp"
+#include "model/sched/kernel/kernel_sched.hpp"
 #include "model/sched/none/none.hpp"
 #include "model/sched/scheduler.hpp"
 #include "model/sched/workload.hpp"
@@ -64,15 +65,23 @@ class SchedObserver;  // model/sched/sim_observer.hpp
 
 // A scheduler with invariants of its own (BFQ's decision comparison, ...).
 template <class Sched>
-concept HasExtraProps = requires(const Sched& sc, const SchedState& s) {
+concept HasExtraProps = requires(const Sched& sc, const typename SchedStateOf<Sched>::type& s) {
   { Sched::extra_props() } -> std::convertible_to<std::vector<PropInfo>>;
   { sc.violates_extra(0, s) } -> std::convertible_to<bool>;
 };
+// A scheduler whose code can stop (the kernel's own after a BUG).
+template <class Sched>
+concept HasHalt = requires(const Sched& sc, const typename SchedStateOf<Sched>::type& s) {
+  { sc.halted(s) } -> std::convertible_to<bool>;
+};
+// A scheduler whose variants grow at run time (loaded kernel sources).
+template <class Sched>
+concept HasDynamicVariants = requires { { Sched::variants_generation() } -> std::convertible_to<unsigned>; };
 
 template <class Sched>
 class SchedModel {
  public:
-  using State = SchedState;
+  using State = typename SchedStateOf<Sched>::type;
   using Observer = SchedObserver<SchedModel>;  // blkmc simulate's figures
 
   enum Prop : int {
@@ -128,6 +137,12 @@ class SchedModel {
   const Workload& workload() const { return wl_; }
   const RqTable& rqs() const { return rq_; }
   const Sched& sched() const { return sched_; }
+  // The code a trace of the kernel's own scheduler names (make_trace).
+  nlohmann::json source_json() const
+    requires requires(const Sched& x) { x.source_json(); }
+  {
+    return sched_.source_json();
+  }
   int variant() const { return variant_; }
   bool clock() const { return clock_; }
   int wait_cap() const { return wait_cap_; }
@@ -214,6 +229,8 @@ class SchedModel {
 template <class Sched>
 template <class F>
 void SchedModel<Sched>::expand(const State& s, F& emit) const {
+  if constexpr (HasHalt<Sched>)
+    if (sched_.halted(s)) return;
   State next;
   bool urgent = false;
   const int phase = gate_phase(s);
@@ -269,7 +286,9 @@ using DeadlineModel = SchedModel<DeadlineScheduler>;
 using NoneModel = SchedModel<NoneScheduler>;
 using BfqModel = SchedModel<BfqScheduler>;
 using CfqModel = SchedModel<CfqScheduler>;
+using KernelDeadlineModel = SchedModel<KernelScheduler>;
 extern template class SchedModel<DeadlineScheduler>;
+extern template class SchedModel<KernelScheduler>;
 extern template class SchedModel<BfqScheduler>;
 extern template class SchedModel<NoneScheduler>;
 extern template class SchedModel<CfqScheduler>;

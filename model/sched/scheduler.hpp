@@ -60,6 +60,19 @@ namespace blkmc::sched {
 // 64 requests x 3.25 bytes + 12 processes x 2 + device, ghost and scheduler bytes.
 using SchedState = ByteState<256>;
 
+// The state a scheduler's model uses: SchedState, unless the scheduler
+// names a larger one (Sched::State: the kernel's own code keeps its memory
+// in the state).
+template <class Sched>
+struct SchedStateOf {
+  using type = SchedState;
+};
+template <class Sched>
+  requires requires { typename Sched::State; }
+struct SchedStateOf<Sched> {
+  using type = typename Sched::State;
+};
+
 enum class St : std::uint8_t {
   Idle = 0,       // not submitted (or completed, in a cyclic process)
   Sched = 1,      // in the scheduler's sort and fifo lists
@@ -107,28 +120,40 @@ class RqTable {
   // "reader.3 (read, sector 5, BE)"
   std::string label(int r) const;
 
-  St status(const SchedState& s, int r) const { return St(status_.get(s, r)); }
-  void set_status(SchedState& s, int r, St v) const { status_.set(s, r, int(v)); }
+  // Accessors over any state that holds the block "rq" (SchedState, or a
+  // scheduler's larger State: model/sched/kernel/kernel_sched.hpp).
+  template <class S>
+  St status(const S& s, int r) const { return St(status_.get(s, r)); }
+  template <class S>
+  void set_status(S& s, int r, St v) const { status_.set(s, r, int(v)); }
   // f: a mask of kInserted and kNoFifoTime (any of them set).
-  bool flag(const SchedState& s, int r, std::uint8_t f) const {
+  template <class S>
+  bool flag(const S& s, int r, std::uint8_t f) const {
     return ((f & kInserted) && inserted_.test(s, r)) || ((f & kNoFifoTime) && nofifo_.test(s, r));
   }
-  void set_flag(SchedState& s, int r, std::uint8_t f, bool on) const {
+  template <class S>
+  void set_flag(S& s, int r, std::uint8_t f, bool on) const {
     if (f & kInserted) inserted_.set(s, r, on);
     if (f & kNoFifoTime) nofifo_.set(s, r, on);
   }
-  int seq(const SchedState& s, int r) const { return seq_.get(s, r); }
-  void set_seq(SchedState& s, int r, int v) const { seq_.set(s, r, v); }
-  int age(const SchedState& s, int r) const { return age_.get(s, r); }
-  void set_age(SchedState& s, int r, int v) const { age_.set(s, r, v); }
+  template <class S>
+  int seq(const S& s, int r) const { return seq_.get(s, r); }
+  template <class S>
+  void set_seq(S& s, int r, int v) const { seq_.set(s, r, v); }
+  template <class S>
+  int age(const S& s, int r) const { return age_.get(s, r); }
+  template <class S>
+  void set_age(S& s, int r, int v) const { age_.set(s, r, v); }
 
   // In the scheduler (sort/fifo lists or its dispatch list).
-  bool queued(const SchedState& s, int r) const {
+  template <class S>
+  bool queued(const S& s, int r) const {
     const St v = status(s, r);
     return v == St::Sched || v == St::SchedHead;
   }
   // Inserted and not yet completed: what the scheduler's books should count.
-  bool outstanding(const SchedState& s, int r) const {
+  template <class S>
+  bool outstanding(const S& s, int r) const {
     const St v = status(s, r);
     return flag(s, r, kInserted) && v != St::Idle && v != St::Done;
   }

@@ -1,0 +1,66 @@
+#include "app/kernel_select.hpp"
+
+#include <fmt/format.h>
+
+#include "common/errors.hpp"
+#include "model/sched/kernel/kernel_build.hpp"
+#include "model/sched/kernel/kernel_source.hpp"
+
+namespace blkmc {
+
+namespace {
+
+kernel::Source read_given(const std::string& family, const KernelArgs& k) {
+  if (!k.kernel.empty() && !k.source.empty()) throw UsageError("--kernel and --source exclude each other");
+  if (!k.version.empty() && k.source.empty())
+    throw UsageError("--kernel-version is for --source (a tree's version is in its Makefile)");
+  return k.kernel.empty() ? kernel::read_source(family, k.source, false, k.version)
+                          : kernel::read_source(family, k.kernel, true);
+}
+
+}  // namespace
+
+KernelChoice choose_kernel(const std::string& family, const KernelArgs& k) {
+  if (!k.given()) throw UsageError("the kernel's own code needs --kernel DIR|TARBALL|debian:X.Y or --source FILE.c");
+  const ModelHandle& mh = kernel_model(family);
+  kernel::Source s = read_given(family, k);
+  kernel::build_source(s);  // compile errors before anything runs
+  const std::string name = s.name;
+  kernel::add_source(std::move(s));
+  return {&mh, name};
+}
+
+const ModelHandle& model_for_trace(const Trace& t, const KernelArgs& k) {
+  if (t.source.is_null()) {
+    if (k.given())
+      throw UsageError(fmt::format("the trace was made on blkmc's own model of {}, not on kernel code: drop "
+                                   "--kernel / --source",
+                                   t.model));
+    return find_model(t.model);
+  }
+  const std::string sha = t.source.at("sha256").get<std::string>();
+  const std::string file = t.source.at("file").get<std::string>();
+  const std::string version = t.source.at("version").get<std::string>();
+  const ModelHandle& mh = kernel_model(t.model);
+  if (k.given()) {
+    kernel::Source s = read_given(t.model, k);
+    if (s.sha256 != sha)
+      throw UsageError(fmt::format("the trace was made on {} {} (sha256 {}), not on this code ({}, sha256 {})",
+                                   file, version, sha.substr(0, 16), s.origin, s.sha256.substr(0, 16)));
+    kernel::build_source(s);
+    kernel::add_source(std::move(s));
+    return mh;
+  }
+  for (int v = 0; v < kernel::source_count(t.model); ++v)
+    if (kernel::source_at(t.model, v).sha256 == sha) return mh;
+  kernel::Source s;
+  if (!kernel::cached_source(t.model, sha, s))
+    throw UsageError(fmt::format("the trace was made on {} {} (sha256 {}), which this machine has not compiled: "
+                                 "give that code with --kernel DIR or --source FILE",
+                                 file, version, sha.substr(0, 16)));
+  kernel::build_source(s);  // from the cache
+  kernel::add_source(std::move(s));
+  return mh;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,272 @@
+#include "model/sched/kernel/kernel_build.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "common/scratch_dir.hpp"
+
+namespace blkmc::kernel {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* compiler() {
+  const char* cc = std::getenv("CC");
+  return cc && *cc ? cc : "cc";
+}
+
+// The flags of every compile: the kernel's own C dialect (gnu11, no strict
+// aliasing or overflow, NULL checks kept) and the shim's interfaces as
+// errors where a missing one would otherwise only warn.
+const std::vector<std::string>& cflags() {
+  static const std::vector<std::string> v{
+      "-std=gnu11", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing", "-fno-strict-overflow",
+      "-fno-delete-null-pointer-checks", "-fno-common", "-fvisibility=hidden", "-ftls-model=initial-exec",
+      "-Werror=implicit-function-declaration", "-Werror=implicit-int", "-Werror=incompatible-pointer-types",
+      "-Werror=int-conversion", "-Werror=return-type", "-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-undefined"};
+  return v;
+}
+
+// Runs argv with stdout and stderr to `log`; its exit status (-1: no exec).
+int run(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream o;
+  o << f.rdbuf();
+  return o.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::binary);
+  if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write " + p.string());
+}
+
+// The compiler's first line of --version: part of the cache key.
+const std::string& compiler_id() {
+  static const std::string id = [] {
+    const ScratchDir d("", "blkmc-cc");
+    const std::string log = d.file("v.txt");
+    if (run({compiler(), "--version"}, log) != 0)
+      throw UsageError(fmt::format("the C compiler '{}' does not run (set CC, or apt-get install gcc)", compiler()));
+    std::string s = slurp(log);
+    return s.substr(0, s.find('\n'));
+  }();
+  return id;
+}
+
+// The headers a C file includes: <linux/x.h> and "x.h".
+std::set<std::pair<bool, std::string>> includes(const std::string& text) {
+  std::set<std::pair<bool, std::string>> out;
+  static const std::regex re("^[ \\t]*#[ \\t]*include[ \\t]*([<\"])([^>\"]+)[>\"]",
+                              std::regex::ECMAScript | std::regex::multiline);
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it)
+    out.insert({(*it)[1] == "\"", (*it)[2].str()});
+  return out;
+}
+
+// The first error of a compile, as one line; the kernel symbol the shim
+// lacks when that is what the error says.
+std::string first_error(const std::string& log, const Source& s) {
+  std::istringstream in(log);
+  std::string line;
+  static const std::regex err("^([^:]+):([0-9]+):([0-9]+): (fatal )?error: (.*)$");
+  static const std::regex missing(
+      "implicit declaration of function '([A-Za-z_0-9]+)'|'([A-Za-z_0-9]+)' undeclared|unknown type name "
+      "'([A-Za-z_0-9]+)'|has no member named '([A-Za-z_0-9]+)'|storage size of '([A-Za-z_0-9]+)' isn't known|"
+      "invalid use of undefined type '([^']+)'");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, err)) continue;
+    std::string where = fs::path(m[1].str()).filename().string();
+    if (where == fs::path(s.file).filename().string()) where = s.file;
+    const std::string msg = m[5];
+    std::smatch mm;
+    std::string sym;
+    if (std::regex_search(msg, mm, missing))
+      for (std::size_t i = 1; i < mm.size(); ++i)
+        if (mm[i].matched) sym = mm[i];
+    if (!sym.empty())
+      return fmt::format("{}:{}: {} (blkmc's kernel shim has no '{}'; it covers the interfaces of 6.1 to 6.12)",
+                         where, m[2].str(), msg, sym);
+    return fmt::format("{}:{}: {}", where, m[2].str(), msg);
+  }
+  const std::string first = log.substr(0, log.find('\n'));
+  return first.empty() ? "the compiler failed without a message" : first;
+}
+
+std::string index_path(const std::string& family, const std::string& sha) {
+  return fmt::format("{}/kernel/{}-{}-{}.json", cache_dir(), family, sha.substr(0, 16), shim_hash().substr(0, 8));
+}
+
+std::mutex& build_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// One compile: 0 on success, else the compiler's log in `log`.
+int compile(const Source& s, const std::vector<std::string>& defines, const std::string& out, std::string& log) {
+  const ScratchDir dir("", "blkmc-cc");
+  const fs::path root = dir.path();
+  for (const ShimFile& f : shim_files()) write(root / f.name, f.text);
+  const std::string base = fs::path(s.file).filename().string();
+  const fs::path local = root / fs::path(s.file).parent_path();
+  write(local / base, s.text);
+  for (const auto& [quoted, name] : includes(s.text)) {
+    if (name.find("..") != std::string::npos) continue;
+    const fs::path stub = quoted ? local / name : root / "include" / name;
+    if (!fs::exists(stub)) write(stub, "#include \"blkmc_shim.h\"\n");
+  }
+  std::vector<std::string> argv{compiler()};
+  for (const auto& f : cflags()) argv.push_back(f);
+  argv.push_back("-I" + (root / "include").string());
+  argv.push_back("-I" + root.string());
+  argv.push_back(fmt::format("-DBLKMC_KV={}", s.kv));
+  argv.push_back(fmt::format("-DBLKMC_FILE=\"{}\"", s.file));
+  for (const auto& d : defines) argv.push_back("-D" + d);
+  argv.push_back("-o");
+  argv.push_back(out);
+  argv.push_back((root / "harness.c").string());
+  argv.push_back((root / "blkmc_shim.c").string());
+  const std::string logf = dir.file("cc.log");
+  const int rc = run(argv, logf);
+  log = slurp(logf);
+  if (const char* keep = std::getenv("BLKMC_CC_LOG"); keep && *keep) {  // debugging the shim: the whole log
+    std::ofstream f(keep, std::ios::app);
+    f << fmt::format("{}\n", fmt::join(argv, " ")) << log;
+  }
+  if (rc == 127 || rc < 0)
+    throw UsageError(fmt::format("the C compiler '{}' does not run (set CC, or apt-get install gcc)", compiler()));
+  return rc;
+}
+
+}  // namespace
+
+const std::string& shim_hash() {
+  static const std::string h = [] {
+    std::string all;
+    for (const ShimFile& f : shim_files()) all += std::string(f.name) + '\0' + f.text + '\0';
+    return sha256_hex(all);
+  }();
+  return h;
+}
+
+std::string cache_dir() {
+  if (const char* c = std::getenv("BLKMC_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/blkmc";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/blkmc";
+  return "/tmp/blkmc-cache";
+}
+
+Built build_source(const Source& s) {
+  std::lock_guard<std::mutex> lock(build_mutex());
+  const std::string key = sha256_hex(fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", shim_hash(), s.sha256, s.kv,
+                                                 s.file, fmt::join(s.layout, " "), compiler_id(),
+                                                 fmt::join(cflags(), " ")));
+  const fs::path dir = fs::path(cache_dir()) / "kernel";
+  const fs::path so = dir / (key.substr(0, 32) + ".so");
+  Built b;
+  b.so = so.string();
+  b.walker = !s.layout.empty();
+  b.note = s.layout_note;
+  const fs::path meta = so.string() + ".json";
+  if (fs::exists(so) && fs::exists(meta)) {
+    const auto j = nlohmann::json::parse(slurp(meta.string()), nullptr, false);
+    if (j.is_object()) {
+      b.walker = j.value("walker", false);
+      b.note = j.value("note", std::string());
+      b.from_cache = true;
+      return b;
+    }
+  }
+  if (s.text.empty())
+    throw UsageError(fmt::format("the compiled {} of {} is no longer in {}: give the code again (--kernel or --source)",
+                                 s.file, s.name, dir.string()));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError(fmt::format("cannot create the cache directory {}: {}", dir.string(), ec.message()));
+  const std::string tmp = so.string() + fmt::format(".{}.tmp", getpid());
+  std::string log;
+  if (compile(s, s.layout, tmp, log) != 0) {
+    const std::string error = first_error(log, s);
+    if (s.layout.empty() || error.rfind("walk_deadline.h:", 0) != 0)
+      throw UsageError(fmt::format("{} ({}) does not compile against blkmc's kernel shim: {}", s.file, s.origin, error));
+    // The file compiles, the walker of its structs does not: without it.
+    std::string log2;
+    if (compile(s, {}, tmp, log2) != 0)
+      throw UsageError(fmt::format("{} ({}) does not compile against blkmc's kernel shim: {}", s.file, s.origin,
+                                   first_error(log2, s)));
+    b.walker = false;
+    b.note = "blkmc's walker of its structs does not compile against them (" + error + ")";
+  }
+  fs::rename(tmp, so, ec);
+  if (ec) throw UsageError(fmt::format("cannot store {}: {}", so.string(), ec.message()));
+  write(meta, nlohmann::json{{"walker", b.walker}, {"note", b.note}}.dump() + "\n");
+  // The source's record, so a trace made on it replays from the cache.
+  write(index_path(s.family, s.sha256),
+        nlohmann::json{{"family", s.family},
+                       {"file", s.file},
+                       {"origin", s.origin},
+                       {"version", s.version},
+                       {"kv", s.kv},
+                       {"sha256", s.sha256},
+                       {"name", s.name},
+                       {"layout", s.layout},
+                       {"layout_note", s.layout_note}}
+                .dump(1) + "\n");
+  return b;
+}
+
+bool cached_source(const std::string& family, const std::string& sha256, Source& out) {
+  const std::string p = index_path(family, sha256);
+  if (!fs::exists(p)) return false;
+  const auto j = nlohmann::json::parse(slurp(p), nullptr, false);
+  if (!j.is_object() || j.value("sha256", std::string()) != sha256) return false;
+  out = Source{};
+  out.family = family;
+  out.file = j.value("file", family_file(family));
+  out.origin = j.value("origin", std::string("(cache)"));
+  out.version = j.value("version", std::string());
+  out.kv = j.value("kv", 0);
+  out.sha256 = sha256;
+  out.name = j.value("name", std::string());
+  out.layout = j.value("layout", std::vector<std::string>{});
+  out.layout_note = j.value("layout_note", std::string());
+  return !out.name.empty();
+}
+
+}  // namespace blkmc::kernel

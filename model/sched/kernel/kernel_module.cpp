@@ -1,0 +1,293 @@
+#include "model/sched/kernel/kernel_module.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/errors.hpp"
+
+namespace blkmc::kernel {
+
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+
+// What the signal handlers and the watchdog know of a thread's calls.
+struct CallRecord {
+  const Module* active = nullptr;
+  std::atomic<std::uint64_t> seq{0};
+  std::atomic<int> in_call{0};
+  pthread_t tid{};
+  std::vector<char> altstack;
+  char text[160] = {0};
+};
+
+std::mutex& records_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<CallRecord*>& records() {
+  static std::vector<CallRecord*> v;
+  return v;
+}
+
+thread_local CallRecord* t_rec = nullptr;
+
+struct sigaction g_old[65];
+int timeout_signal() { return SIGRTMIN + 4; }
+
+void on_fault(int sig, siginfo_t* si, void*) {
+  CallRecord* c = t_rec;
+  if (c && c->active && c->in_call.load(std::memory_order_relaxed)) {
+    const Module* m = c->active;
+    const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
+    if (sig == SIGSEGV && addr >= m->rw_lo() && addr < m->rw_hi()) {
+      Dl_info info{};
+      const char* sym = dladdr(si->si_addr, &info) && info.dli_sname ? info.dli_sname : "?";
+      std::snprintf(c->text, sizeof c->text,
+                    "the code wrote its global '%s' after init: blkmc's state holds no writable globals", sym);
+      m->fault(BLKMC_HARNESS, c->text);
+    }
+    std::snprintf(c->text, sizeof c->text, "%s at address %#lx", strsignal(sig), static_cast<unsigned long>(addr));
+    m->fault(BLKMC_FAULT, c->text);
+  }
+  // Not the kernel code's: whoever handled it before (the default: a core).
+  sigaction(sig, &g_old[sig], nullptr);
+}
+
+void on_timeout(int) {
+  CallRecord* c = t_rec;
+  if (c && c->active && c->in_call.load(std::memory_order_relaxed))
+    c->active->fault(BLKMC_TIMEOUT, "the call did not return (a step limit of 2 s)");
+}
+
+void watchdog() {
+  std::map<CallRecord*, std::pair<std::uint64_t, std::chrono::steady_clock::time_point>> seen;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(records_mutex());
+    std::map<CallRecord*, std::pair<std::uint64_t, std::chrono::steady_clock::time_point>> next;
+    for (CallRecord* c : records()) {
+      const std::uint64_t s = c->seq.load();
+      auto it = seen.find(c);
+      auto since = it != seen.end() && it->second.first == s ? it->second.second : now;
+      if (c->in_call.load() && std::chrono::duration<double>(now - since).count() > kStepTimeout) {
+        pthread_kill(c->tid, timeout_signal());
+        since = now;
+      }
+      next[c] = {s, since};
+    }
+    seen.swap(next);
+  }
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, &g_old[sig]);
+    struct sigaction st {};
+    st.sa_handler = on_timeout;
+    st.sa_flags = SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&st.sa_mask);
+    sigaction(timeout_signal(), &st, nullptr);
+    std::thread(watchdog).detach();
+  });
+}
+
+// This thread's record, with an alternate signal stack (a runaway
+// recursion in the kernel code faults on its own stack).
+struct RecordOwner {
+  CallRecord rec;
+  RecordOwner() {
+    rec.tid = pthread_self();
+    rec.altstack.resize(64 * 1024);
+    stack_t ss{};
+    ss.ss_sp = rec.altstack.data();
+    ss.ss_size = rec.altstack.size();
+    sigaltstack(&ss, nullptr);
+    std::lock_guard<std::mutex> lock(records_mutex());
+    records().push_back(&rec);
+    t_rec = &rec;
+  }
+  ~RecordOwner() {
+    std::lock_guard<std::mutex> lock(records_mutex());
+    auto& v = records();
+    v.erase(std::remove(v.begin(), v.end(), &rec), v.end());
+    stack_t ss{};
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, nullptr);
+    t_rec = nullptr;
+  }
+};
+
+CallRecord& record() {
+  thread_local RecordOwner owner;
+  return owner.rec;
+}
+
+struct Mapping {
+  std::uintptr_t base = 0;
+  std::uintptr_t lo = ~std::uintptr_t(0), hi = 0, rw_lo = 0, rw_hi = 0;
+};
+
+int find_mapping(struct dl_phdr_info* info, std::size_t, void* data) {
+  auto* m = static_cast<Mapping*>(data);
+  if (info->dlpi_addr != m->base) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uintptr_t a = info->dlpi_addr + ph.p_vaddr, e = a + ph.p_memsz;
+    m->lo = std::min(m->lo, a & ~(kPage - 1));
+    m->hi = std::max(m->hi, e);
+    if (ph.p_flags & PF_W) {
+      m->rw_lo = a & ~(kPage - 1);
+      m->rw_hi = (e + kPage - 1) & ~(kPage - 1);
+    }
+  }
+  return 1;
+}
+
+// Writable globals made read-only after init, writable again at exit (the
+// object's own exit code writes them).
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& protected_ranges() {
+  static std::vector<std::pair<std::uintptr_t, std::uintptr_t>> v;
+  return v;
+}
+void unprotect_all() {
+  for (auto [lo, hi] : protected_ranges())
+    mprotect(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE);
+}
+
+}  // namespace
+
+const char* status_name(int status) {
+  switch (status) {
+    case BLKMC_OK: return "ok";
+    case BLKMC_BUG: return "BUG";
+    case BLKMC_WARN: return "WARN";
+    case BLKMC_FAULT: return "fault";
+    case BLKMC_TIMEOUT: return "no return";
+    case BLKMC_BADPTR: return "bad request pointer";
+    case BLKMC_HARNESS: return "outside blkmc's model";
+    default: return "?";
+  }
+}
+
+const Module& Module::load(const std::string& so) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Module>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = loaded[so];
+  if (!slot) slot.reset(new Module(so));
+  return *slot;
+}
+
+Module::Module(std::string so) : path_(std::move(so)) {
+  install_handlers();
+  handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) throw UsageError(fmt::format("cannot load {}: {}", path_, dlerror()));
+  auto sym = [&](const char* name) {
+    void* p = dlsym(handle_, name);
+    if (!p) throw UsageError(fmt::format("{}: no {} (not built by this blkmc)", path_, name));
+    return p;
+  };
+  const auto abi = reinterpret_cast<int (*)()>(sym("blkmc_k_abi"))();
+  if (abi != BLKMC_ABI) throw UsageError(fmt::format("{}: harness ABI {} (this blkmc: {})", path_, abi, BLKMC_ABI));
+  call_ = reinterpret_cast<CallFn>(sym("blkmc_k_call"));
+  fault_ = reinterpret_cast<FaultFn>(sym("blkmc_k_fault"));
+  slot_size_ = reinterpret_cast<unsigned long (*)()>(sym("blkmc_k_slot_size"))();
+  rq_state_bytes_ = reinterpret_cast<unsigned long (*)()>(sym("blkmc_k_state_bytes"))();
+  if (rq_state_bytes_ != BLKMC_RQ_STATE_BYTES)
+    throw UsageError(fmt::format("{}: {} bytes of request state (this blkmc: {})", path_, rq_state_bytes_,
+                                 BLKMC_RQ_STATE_BYTES));
+  link_map* lm = nullptr;
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+    throw UsageError(fmt::format("{}: dlinfo: {}", path_, dlerror()));
+  Mapping mp;
+  mp.base = lm->l_addr;
+  dl_iterate_phdr(find_mapping, &mp);
+  lo_ = mp.lo;
+  hi_ = mp.hi;
+  rw_lo_ = mp.rw_lo;
+  rw_hi_ = mp.rw_hi;
+  // module_init and the attribute names, in a region of no requests.
+  Region scratch(*this, 0, kPage);
+  long res = 0;
+  int st = call(scratch.hdr(), BLKMC_OP_MODULE_INIT, 0, 0, BLKMC_J0, 0, &res);
+  if (st != BLKMC_OK || res != 0)
+    throw UsageError(fmt::format("{}: module init failed ({}: {}; returned {})", path_, status_name(st),
+                                 scratch.hdr()->what, res));
+  elevator_ = reinterpret_cast<const char* (*)()>(sym("blkmc_k_elevator_name"))();
+  for (int a = 0;; ++a) {
+    st = call(scratch.hdr(), BLKMC_OP_ATTRS, a, 0, BLKMC_J0, 0, &res);
+    if (st != BLKMC_OK || res < 0) break;
+    attrs_.push_back(scratch.hdr()->what);
+  }
+  if (rw_hi_ > rw_lo_) {
+    static std::once_flag at_exit;
+    std::call_once(at_exit, [] { std::atexit(unprotect_all); });
+    mprotect(reinterpret_cast<void*>(rw_lo_), rw_hi_ - rw_lo_, PROT_READ);
+    protected_ranges().push_back({rw_lo_, rw_hi_});
+  }
+}
+
+int Module::call(blkmc_region* r, int op, int a, int b, std::uint64_t now, int flags, long* result) const {
+  CallRecord& c = record();
+  c.active = this;
+  c.seq.fetch_add(1, std::memory_order_relaxed);
+  c.in_call.store(1, std::memory_order_relaxed);
+  const int st = call_(r, op, a, b, static_cast<unsigned long>(now), flags, result);
+  c.in_call.store(0, std::memory_order_relaxed);
+  c.active = nullptr;
+  return st;
+}
+
+void Module::fault(int status, const char* text) const { fault_(status, text); }
+
+Region::Region(const Module& m, int nrqs, std::size_t arena_bytes) {
+  const std::size_t hdr = (sizeof(blkmc_region) + kPage - 1) & ~(kPage - 1);
+  const std::size_t arena = (arena_bytes + kPage - 1) & ~(kPage - 1);
+  size_ = (hdr + arena + std::size_t(nrqs) * m.slot_size() + kPage - 1) & ~(kPage - 1);
+  map_bytes_ = size_ + 2 * kPage;
+  map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map_ == MAP_FAILED) throw std::bad_alloc();
+  auto* p = static_cast<std::uint8_t*>(map_);
+  mprotect(p, kPage, PROT_NONE);
+  mprotect(p + kPage + size_, kPage, PROT_NONE);
+  hdr_ = reinterpret_cast<blkmc_region*>(p + kPage);
+  hdr_->magic = BLKMC_REGION_MAGIC;
+  hdr_->size = size_;
+  hdr_->abi = BLKMC_ABI;
+  hdr_->nrqs = nrqs;
+  hdr_->arena_off = hdr;
+  hdr_->arena_cap = arena;
+  hdr_->arena_used = 0;
+  hdr_->slots_off = hdr + arena;
+  hdr_->slot_size = m.slot_size();
+}
+
+Region::~Region() {
+  if (map_) munmap(map_, map_bytes_);
+}
+
+}  // namespace blkmc::kernel

@@ -1,0 +1,17 @@
+/*
+ * blkmc_harness.h: what blkmc_shim.c and harness.c share inside the shared
+ * object blkmc builds from a scheduler file: the region of the call being
+ * run (per thread) and the ways a call ends early. Written for blkmc.
+ */
+#ifndef BLKMC_HARNESS_H
+#define BLKMC_HARNESS_H
+
+#include "blkmc_region.h"
+
+extern __thread struct blkmc_region *blkmc_cur;
+/* Ends the call as BLKMC_HARNESS: something blkmc does not model. */
+void blkmc_harness_error(const char *fmt, ...) __attribute__((__noreturn__, __format__(printf, 1, 2)));
+int blkmc_rb_canon(struct rb_root *root);
+int blkmc_rb_valid(const struct rb_root *root);
+
+#endif /* BLKMC_HARNESS_H */

@@ -1,0 +1,133 @@
+/*
+ * blkmc_region.h: what blkmc's harness (harness.c, compiled with the
+ * user's scheduler file) and blkmc itself (model/sched/kernel/) share. The
+ * scheduler's memory is one region that blkmc maps: this header, the arena
+ * that kzalloc takes from, then one fixed slot per workload request. A
+ * state of the model is the arena's objects and the first
+ * BLKMC_RQ_STATE_BYTES of every slot (what a scheduler writes), coded by
+ * blkmc (kernel_codec.hpp); everything else is constant once init is done.
+ * Written for blkmc; C and C++ both include it.
+ */
+#ifndef BLKMC_REGION_H
+#define BLKMC_REGION_H
+
+#include <stdint.h>
+
+#define BLKMC_REGION_MAGIC 0x626c6b6d63726731ULL /* "blkmcrg1" */
+#define BLKMC_ABI 1
+#define BLKMC_MAX_RQS 64
+#define BLKMC_MAX_OBJS 64
+#define BLKMC_MAX_ROOTS 64
+#define BLKMC_REDZONE 16
+#define BLKMC_REDZONE_BYTE 0xa5
+#define BLKMC_FREE_BYTE 0x6b /* a freed request slot, as the kernel's POISON_FREE */
+/* Bytes of a request slot that a scheduler may write (struct request's head). */
+#define BLKMC_RQ_STATE_BYTES 80
+/* The clocks at the start of every call: jiffies and ktime (ns) read these
+ * plus the ticks blkmc's clock advanced within the call. Large, odd values,
+ * so a word that holds a time is told from any other (kernel_codec.hpp). */
+#define BLKMC_J0 0x5ec0000000000000ULL
+#define BLKMC_K0 0x3a70000000000000ULL
+
+/* A workload request, as blk-mq allocates it. */
+enum blkmc_rq_kind { BLKMC_RQ_NORMAL = 0, BLKMC_RQ_HEAD = 1, BLKMC_RQ_BYPASS = 2 };
+struct blkmc_rq_spec {
+  uint64_t sector;
+  uint32_t sectors;
+  uint16_t ioprio;
+  uint8_t write, sync, kind, pad[3];
+};
+
+/* The mq-deadline walker's view (walk_deadline.h): ids are request slots,
+ * -2 a pointer that is no request. */
+struct blkmc_idlist {
+  int32_t n;
+  int8_t id[BLKMC_MAX_RQS];
+};
+struct blkmc_dd_prio {
+  struct blkmc_idlist fifo[2], sort[2], dispatch;
+  int64_t latest_pos[2]; /* -1: the file keeps next_rq */
+  int32_t next_rq[2];    /* request id, -1 NULL; -3: the file keeps latest_pos */
+  uint32_t inserted, merged, dispatched, completed;
+};
+struct blkmc_dd_view {
+  int32_t valid;
+  int32_t last_dir, batching, starved;
+  int32_t prio_dispatch; /* 1: a dispatch list per priority (6.1), else one in deadline_data */
+  struct blkmc_idlist dispatch;
+  struct blkmc_dd_prio prio[3];
+  int32_t fifo_batch, writes_starved, fifo_expire[2], prio_aging_expire;
+};
+
+/* What the harness keeps about the scheduler's memory (not state). */
+struct blkmc_obj {
+  uint64_t off, size; /* from the region base */
+};
+struct blkmc_region {
+  uint64_t magic;
+  uint64_t size;
+  uint32_t abi;
+  int32_t nrqs;
+  uint64_t arena_off, arena_cap, arena_used;
+  uint64_t slots_off, slot_size;
+  int32_t frozen;  /* init done: allocations end here */
+  int32_t nobjs;
+  struct blkmc_obj objs[BLKMC_MAX_OBJS];
+  int32_t nroots;  /* rb-tree roots seen by rb_insert_color, region offsets */
+  int32_t pad;
+  uint64_t roots[BLKMC_MAX_ROOTS];
+  struct blkmc_rq_spec rqs[BLKMC_MAX_RQS];
+  /* The queue blk-mq set up: region offsets. */
+  uint64_t q_off, hctx_off, eq_off;
+  int32_t depth;          /* driver tags (hw queue depth) */
+  int32_t nr_requests;    /* scheduler tags */
+  int32_t rotational;     /* else QUEUE_FLAG_NONROT */
+  int32_t pad2;
+  /* The last call's end: status and a line of text. */
+  int32_t status;
+  int32_t warned;
+  char what[240];
+  /* What the flags of the call asked for, after it (BLKMC_AFTER_*). */
+  int32_t has_work;
+  int32_t books_valid;
+  int32_t books[3]; /* the file's own count of requests it holds, per priority */
+  int32_t pad3;
+  /* BLKMC_OP_VIEW's answer (mq-deadline). */
+  struct blkmc_dd_view view;
+};
+
+/* Calls into the harness: blkmc_k_call(region, op, a, b, now, flags, &result). */
+enum blkmc_op {
+  BLKMC_OP_INIT = 1,      /* module_init, the queue, .init_sched, .init_hctx */
+  BLKMC_OP_STORE = 2,     /* a = attribute index, the value text in region->what */
+  BLKMC_OP_SHOW = 3,      /* a = attribute index: the text into region->what */
+  BLKMC_OP_ALLOC = 4,     /* request a: blk_mq_rq_ctx_init (.limit_depth, .prepare_request) */
+  BLKMC_OP_INSERT = 5,    /* request a, b = at head: .insert_requests */
+  BLKMC_OP_DISPATCH = 6,  /* .dispatch_request: result = request id, -1 NULL */
+  BLKMC_OP_HAS_WORK = 7,  /* .has_work */
+  BLKMC_OP_FINISH = 8,    /* request a completes: .finish_request, then the slot is freed */
+  BLKMC_OP_REQUEUE = 9,   /* request a: .requeue_request, then reinserted at head */
+  BLKMC_OP_CANON = 10,    /* the canonical form: rb-trees rebuilt, the file's counters rebased */
+  BLKMC_OP_VIEW = 11,     /* the file's walker: the view into region->view */
+  BLKMC_OP_ATTRS = 12,    /* attribute a's name into region->what (result -1 past the last) */
+  BLKMC_OP_SELFTEST = 13, /* the rb-tree against a sorted array (tests) */
+  BLKMC_OP_MODULE_INIT = 14, /* the file's module_init (once per loaded object) */
+};
+/* What a call does after its op, when the op ended well (flags). */
+enum blkmc_after {
+  BLKMC_AFTER_CANON = 1,    /* BLKMC_OP_CANON */
+  BLKMC_AFTER_HAS_WORK = 2, /* .has_work into region->has_work */
+  BLKMC_AFTER_BOOKS = 4,    /* the walker's books into region->books */
+};
+/* Ends of a call (region->status, and the return value). */
+enum blkmc_status {
+  BLKMC_OK = 0,
+  BLKMC_BUG = 1,      /* BUG() or BUG_ON() */
+  BLKMC_WARN = 2,     /* WARN*(): the call ran to its end */
+  BLKMC_FAULT = 3,    /* a fault (segfault, bus error, arithmetic) */
+  BLKMC_TIMEOUT = 4,  /* the call did not return */
+  BLKMC_BADPTR = 5,   /* a request pointer that is no request of blkmc's */
+  BLKMC_HARNESS = 6,  /* something blkmc does not model (a merge, a late allocation) */
+};
+
+#endif /* BLKMC_REGION_H */

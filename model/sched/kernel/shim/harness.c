@@ -1,0 +1,411 @@
+/*
+ * harness.c: blk-mq around the user's scheduler file, as blkmc drives it.
+ * It includes the file itself (as the kernel's tools/testing/vma includes
+ * mm/vma.c), so it reaches the file's elevator_type through module_init()
+ * and the file's private structs by name (the walkers). Every entry is one
+ * call of blkmc_k_call(): one scheduler call, under the elevator lock in
+ * the kernel, so one atomic step. Written for blkmc.
+ *
+ * The blk-mq paths it stands for (BLKMC_KV selects the version's):
+ *   ALLOC    blk_mq_rq_ctx_init: .limit_depth, then .prepare_request for
+ *            a request that goes through the scheduler (not a flush)
+ *   INSERT   blk_mq_insert_request: .insert_requests with one request
+ *   DISPATCH blk_mq_do_dispatch_sched: .dispatch_request
+ *   FINISH   blk_mq_free_request: .finish_request if prepared, slot freed
+ *   REQUEUE  blk_mq_requeue_request + blk_mq_requeue_work: .requeue_request,
+ *            then .insert_requests at head
+ */
+#include "blkmc_shim.h"
+#include "blkmc_harness.h"
+
+#include <setjmp.h>
+
+#include BLKMC_FILE
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+
+#define BLKMC_EXPORT __attribute__((__visibility__("default")))
+
+__thread struct blkmc_region *blkmc_cur;
+static __thread sigjmp_buf *blkmc_jmp;
+static __thread volatile int blkmc_in_call;
+static struct elevator_type *blkmc_elv;
+
+int elv_register(struct elevator_type *e) {
+  blkmc_elv = e;
+  return 0;
+}
+
+void elv_unregister(struct elevator_type *e) { (void)e; }
+
+static void blkmc_end(int status, const char *text) __attribute__((__noreturn__));
+static void blkmc_end(int status, const char *text) {
+  struct blkmc_region *r = blkmc_cur;
+  if (r) {
+    r->status = status;
+    snprintf(r->what, sizeof r->what, "%s", text);
+  }
+  siglongjmp(*blkmc_jmp, status);
+}
+
+void blkmc_bug(const char *file, int line, const char *what) {
+  char text[240];
+  const char *base = file;
+  for (const char *p = file; *p; ++p)
+    if (*p == '/') base = p + 1;
+  snprintf(text, sizeof text, "%s at %s:%d", what, base, line);
+  blkmc_end(BLKMC_BUG, text);
+}
+
+void blkmc_warn(const char *file, int line, const char *what) {
+  struct blkmc_region *r = blkmc_cur;
+  const char *base = file;
+  for (const char *p = file; *p; ++p)
+    if (*p == '/') base = p + 1;
+  if (r && !r->warned) {
+    r->warned = 1;
+    snprintf(r->what, sizeof r->what, "%s at %s:%d", what, base, line);
+  }
+}
+
+void blkmc_harness_error(const char *fmt, ...) {
+  char text[240];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  blkmc_end(BLKMC_HARNESS, text);
+}
+
+/* From blkmc's signal handler, on the thread the signal hit: ends the call
+ * (returns only when no call is running there). */
+BLKMC_EXPORT void blkmc_k_fault(int status, const char *text) {
+  if (blkmc_in_call) blkmc_end(status, text);
+}
+
+BLKMC_EXPORT int blkmc_k_abi(void) { return BLKMC_ABI; }
+BLKMC_EXPORT unsigned long blkmc_k_slot_size(void) { return (sizeof(struct request) + 63) & ~63UL; }
+BLKMC_EXPORT unsigned long blkmc_k_state_bytes(void) { return offsetof(struct request, hash); }
+
+static long blkmc_init_module(void) {
+  if (blkmc_elv) return 0;
+  const int e = blkmc_module_init();
+  if (e) return e;
+  return blkmc_elv ? 0 : -ENOENT;
+}
+
+BLKMC_EXPORT const char *blkmc_k_elevator_name(void) { return blkmc_elv ? blkmc_elv->elevator_name : ""; }
+
+static struct request *blkmc_slot(struct blkmc_region *r, int i) {
+  return (struct request *)((char *)r + r->slots_off + (uint64_t)i * r->slot_size);
+}
+
+/* The slot id of a request pointer; -2 for a pointer that is none. */
+static int blkmc_rq_id(struct blkmc_region *r, const struct request *rq) {
+  const uintptr_t base = (uintptr_t)r + r->slots_off, p = (uintptr_t)rq;
+  if (p < base || (p - base) % r->slot_size) return -2;
+  const uint64_t i = (p - base) / r->slot_size;
+  return i < (uint64_t)r->nrqs ? (int)i : -2;
+}
+
+static struct blk_mq_hw_ctx *blkmc_hctx(struct blkmc_region *r) {
+  return (struct blk_mq_hw_ctx *)((char *)r + r->hctx_off);
+}
+static struct request_queue *blkmc_q(struct blkmc_region *r) {
+  return (struct request_queue *)((char *)r + r->q_off);
+}
+
+/* What blk-mq set when it allocated the request: constant for the slot. */
+static void blkmc_slot_setup(struct blkmc_region *r, int i) {
+  struct request *rq = blkmc_slot(r, i);
+  const struct blkmc_rq_spec *s = &r->rqs[i];
+  memset(rq, 0, r->slot_size);
+  memset(rq, BLKMC_FREE_BYTE, offsetof(struct request, hash));
+  rq->q = blkmc_q(r);
+  rq->mq_hctx = blkmc_hctx(r);
+  if (s->kind == BLKMC_RQ_BYPASS) /* a flush: never through the scheduler */
+    rq->cmd_flags = (s->write ? REQ_OP_WRITE : REQ_OP_READ) | REQ_PREFLUSH | REQ_SYNC;
+  else if (s->write)
+    rq->cmd_flags = REQ_OP_WRITE | (s->sync ? REQ_SYNC | REQ_IDLE : 0);
+  else
+    rq->cmd_flags = REQ_OP_READ;
+  rq->tag = BLK_MQ_NO_TAG;
+  rq->internal_tag = i;
+  rq->__sector = s->sector;
+  rq->__data_len = s->sectors << SECTOR_SHIFT;
+  rq->ioprio = s->ioprio;
+  rq->timeout = 30 * HZ;
+}
+
+#ifdef BLKMC_WALK_DEADLINE
+#include "walk_deadline.h"
+#endif
+
+/* A slot blk-mq has not allocated (or has freed): poisoned. An allocated
+ * request's queuelist always points at a list. */
+static int blkmc_slot_free(const struct request *rq) {
+  return (uintptr_t)rq->queuelist.next == 0x6b6b6b6b6b6b6b6bUL;
+}
+
+static int blkmc_through_sched(const struct blkmc_region *r, int i) {
+  return r->rqs[i].kind != BLKMC_RQ_BYPASS;
+}
+
+static long blkmc_init(struct blkmc_region *r) {
+  struct elevator_type *e = blkmc_elv;
+  if (!e) blkmc_harness_error("the file registered no elevator (elv_register) in its module init");
+  struct request_queue *q = kzalloc(sizeof(*q), GFP_KERNEL);
+  struct blk_mq_hw_ctx *hctx = kzalloc(sizeof(*hctx), GFP_KERNEL);
+  struct blk_mq_tags *tags = kzalloc(sizeof(*tags), GFP_KERNEL);
+  r->q_off = (uint64_t)((char *)q - (char *)r);
+  r->hctx_off = (uint64_t)((char *)hctx - (char *)r);
+  q->node = NUMA_NO_NODE;
+  q->nr_requests = (unsigned long)r->nr_requests;
+  q->queue_depth = (unsigned int)r->depth;
+  q->nr_hw_queues = 1;
+  blk_queue_flag_set(QUEUE_FLAG_NOMERGES, q); /* nomerges=2 */
+  if (!r->rotational) blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+  hctx->queue = q;
+  hctx->sched_tags = tags;
+  tags->nr_tags = (unsigned int)r->nr_requests;
+  tags->bitmap_tags.sb.depth = (unsigned int)r->nr_requests;
+  tags->bitmap_tags.sb.shift = 6;
+  tags->bitmap_tags.sb.map_nr = ((unsigned int)r->nr_requests + 63) / 64;
+  for (int i = 0; i < r->nrqs; ++i) blkmc_slot_setup(r, i);
+  const int err = e->ops.init_sched(q, e);
+  if (err) blkmc_harness_error("%s's init_sched returned %d", e->elevator_name, err);
+  if (!q->elevator) blkmc_harness_error("%s's init_sched left q->elevator unset", e->elevator_name);
+  if (e->ops.init_hctx) {
+    const int err2 = e->ops.init_hctx(hctx, 0);
+    if (err2) blkmc_harness_error("%s's init_hctx returned %d", e->elevator_name, err2);
+  }
+  r->frozen = 1;
+  return 0;
+}
+
+static int blkmc_nattrs(void) {
+  int n = 0;
+  if (blkmc_elv && blkmc_elv->elevator_attrs)
+    while (blkmc_elv->elevator_attrs[n].attr.name) ++n;
+  return n;
+}
+
+static long blkmc_store(struct blkmc_region *r, int a) {
+  if (a < 0 || a >= blkmc_nattrs()) return -EINVAL;
+  struct elv_fs_entry *at = &blkmc_elv->elevator_attrs[a];
+  if (!at->store) return -EPERM;
+  char text[64];
+  snprintf(text, sizeof text, "%s", r->what);
+  return at->store(blkmc_q(r)->elevator, text, strlen(text));
+}
+
+static long blkmc_show(struct blkmc_region *r, int a) {
+  char page[PAGE_SIZE];
+  if (a < 0 || a >= blkmc_nattrs()) return -EINVAL;
+  struct elv_fs_entry *at = &blkmc_elv->elevator_attrs[a];
+  if (!at->show) return -EPERM;
+  const long n = at->show(blkmc_q(r)->elevator, page);
+  snprintf(r->what, sizeof r->what, "%.*s", n > 0 ? (int)n : 0, page);
+  return n;
+}
+
+static long blkmc_attr_name(struct blkmc_region *r, int a) {
+  if (a < 0 || a >= blkmc_nattrs()) return -1;
+  snprintf(r->what, sizeof r->what, "%s", blkmc_elv->elevator_attrs[a].attr.name);
+  return a;
+}
+
+/* blk_mq_rq_ctx_init for request i: the scheduler's view of a new request. */
+static long blkmc_alloc_rq(struct blkmc_region *r, int i) {
+  struct elevator_type *e = blkmc_elv;
+  struct request *rq = blkmc_slot(r, i);
+  struct blk_mq_alloc_data data = {
+      .q = blkmc_q(r), .cmd_flags = rq->cmd_flags, .hctx = blkmc_hctx(r), .nr_tags = 1};
+  INIT_LIST_HEAD(&rq->queuelist);
+  RB_CLEAR_NODE(&rq->rb_node);
+  rq->fifo_time = 0;
+  rq->elv.icq = NULL;
+  rq->elv.priv[0] = rq->elv.priv[1] = NULL;
+  rq->blkmc_pad = 0;
+#if BLKMC_KV_6_5
+  rq->rq_flags = RQF_SCHED_TAGS;
+  if (blkmc_through_sched(r, i)) {
+    rq->rq_flags |= RQF_USE_SCHED;
+    if (e->ops.limit_depth) e->ops.limit_depth(data.cmd_flags, &data);
+    if (e->ops.prepare_request) e->ops.prepare_request(rq);
+  }
+#else
+  rq->rq_flags = RQF_ELV;
+  if (blkmc_through_sched(r, i)) {
+    if (e->ops.limit_depth) e->ops.limit_depth(data.cmd_flags, &data);
+    if (e->ops.prepare_request) {
+      e->ops.prepare_request(rq);
+      rq->rq_flags |= RQF_ELVPRIV;
+    }
+  }
+#endif
+  return (long)data.shallow_depth;
+}
+
+static void blkmc_insert_rq(struct blkmc_region *r, int i, int at_head) {
+  struct request *rq = blkmc_slot(r, i);
+  LIST_HEAD(list);
+  list_add(&rq->queuelist, &list);
+#if BLKMC_KV_6_5
+  blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head ? BLK_MQ_INSERT_AT_HEAD : 0);
+#else
+  blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head != 0);
+#endif
+  if (!list_empty(&list)) blkmc_harness_error("insert_requests left the request on the caller's list");
+}
+
+static long blkmc_dispatch(struct blkmc_region *r) {
+  struct request *rq = blkmc_elv->ops.dispatch_request(blkmc_hctx(r));
+  if (!rq) return -1;
+  const int id = blkmc_rq_id(r, rq);
+  if (id < 0) blkmc_end(BLKMC_BADPTR, "dispatch_request returned a pointer that is no request");
+  return id;
+}
+
+static int blkmc_prepared(const struct request *rq) {
+#if BLKMC_KV_6_5
+  return (rq->rq_flags & RQF_USE_SCHED) != 0;
+#else
+  return (rq->rq_flags & RQF_ELVPRIV) != 0;
+#endif
+}
+
+static void blkmc_finish(struct blkmc_region *r, int i) {
+  struct request *rq = blkmc_slot(r, i);
+  if (blkmc_slot_free(rq)) return; /* a flush blkmc put on hctx->dispatch: no scheduler saw it */
+  if (blkmc_prepared(rq)) {
+    if (blkmc_elv->ops.finish_request) blkmc_elv->ops.finish_request(rq);
+#if BLKMC_KV_6_5
+    rq->rq_flags &= ~RQF_USE_SCHED;
+#else
+    rq->rq_flags &= ~RQF_ELVPRIV;
+#endif
+  }
+  memset(rq, BLKMC_FREE_BYTE, offsetof(struct request, hash));
+}
+
+static void blkmc_requeue(struct blkmc_region *r, int i) {
+  struct request *rq = blkmc_slot(r, i);
+  if (blkmc_slot_free(rq)) blkmc_alloc_rq(r, i); /* a bypass request, requeued through the scheduler */
+  rq->rq_flags &= ~RQF_TIMED_OUT;
+  if (blkmc_prepared(rq) && blkmc_elv->ops.requeue_request) blkmc_elv->ops.requeue_request(rq);
+  INIT_LIST_HEAD(&rq->queuelist);
+  blkmc_insert_rq(r, i, 1);
+}
+
+static long blkmc_canon(struct blkmc_region *r) {
+  for (int i = 0; i < r->nroots; ++i)
+    if (blkmc_rb_canon((struct rb_root *)((char *)r + r->roots[i])) < 0)
+      blkmc_harness_error("an rb-tree of more than 1024 nodes");
+#ifdef BLKMC_WALK_DEADLINE
+  blkmc_dd_canon(r);
+#endif
+  return 0;
+}
+
+static void blkmc_books(struct blkmc_region *r) {
+  r->books_valid = 0;
+#ifdef BLKMC_WALK_DEADLINE
+  blkmc_dd_books(r);
+  r->books_valid = 1;
+#endif
+}
+
+static long blkmc_view(struct blkmc_region *r) {
+  memset(&r->view, 0, sizeof r->view);
+#ifdef BLKMC_WALK_DEADLINE
+  blkmc_dd_view(r);
+  r->view.valid = 1;
+#endif
+  return r->view.valid;
+}
+
+/* The rb-tree against a sorted array: random inserts (equal keys too) and
+ * erases, every invariant after every change, and the canonical shape. */
+struct blkmc_tnode {
+  struct rb_node rb;
+  int key, in;
+};
+static long blkmc_selftest(void) {
+  enum { N = 96 };
+  struct blkmc_tnode v[N];
+  struct rb_root root = RB_ROOT;
+  unsigned long seed = 12345;
+  for (int i = 0; i < N; ++i) v[i].in = 0;
+  for (int step = 0; step < 20000; ++step) {
+    seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+    const int i = (int)((seed >> 33) % N);
+    if (!v[i].in) {
+      v[i].key = (int)((seed >> 20) % 24);
+      struct rb_node **p = &root.rb_node, *parent = NULL;
+      while (*p) {
+        parent = *p;
+        p = v[i].key < rb_entry(parent, struct blkmc_tnode, rb)->key ? &(*p)->rb_left : &(*p)->rb_right;
+      }
+      rb_link_node(&v[i].rb, parent, p);
+      rb_insert_color(&v[i].rb, &root);
+      v[i].in = 1;
+    } else {
+      rb_erase(&v[i].rb, &root);
+      v[i].in = 0;
+    }
+    if (step % 7 == 0 && blkmc_rb_canon(&root) < 0) return step + 1;
+    int count = 0, last = -1;
+    for (int k = 0; k < N; ++k) count += v[k].in;
+    if (blkmc_rb_valid(&root) != count) return step + 1;
+    for (struct rb_node *x = rb_first(&root); x; x = rb_next(x)) {
+      const int key = rb_entry(x, struct blkmc_tnode, rb)->key;
+      if (key < last) return step + 1;
+      last = key;
+    }
+  }
+  return 0;
+}
+
+BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsigned long now,
+                              int flags, long *result) {
+  sigjmp_buf jb;
+  long res = 0;
+  blkmc_cur = r;
+  blkmc_jiffies = now;
+  r->status = BLKMC_OK;
+  r->warned = 0;
+  if (op != BLKMC_OP_STORE) r->what[0] = 0;
+  blkmc_jmp = &jb;
+  if (sigsetjmp(jb, 0)) {
+    blkmc_in_call = 0;
+    *result = -1;
+    return r->status;
+  }
+  blkmc_in_call = 1;
+  switch (op) {
+    case BLKMC_OP_INIT: res = blkmc_init(r); break;
+    case BLKMC_OP_STORE: res = blkmc_store(r, a); break;
+    case BLKMC_OP_SHOW: res = blkmc_show(r, a); break;
+    case BLKMC_OP_ATTRS: res = blkmc_attr_name(r, a); break;
+    case BLKMC_OP_ALLOC: res = blkmc_alloc_rq(r, a); break;
+    case BLKMC_OP_INSERT: blkmc_insert_rq(r, a, b); break;
+    case BLKMC_OP_DISPATCH: res = blkmc_dispatch(r); break;
+    case BLKMC_OP_HAS_WORK: res = blkmc_elv->ops.has_work ? blkmc_elv->ops.has_work(blkmc_hctx(r)) : 1; break;
+    case BLKMC_OP_FINISH: blkmc_finish(r, a); break;
+    case BLKMC_OP_REQUEUE: blkmc_requeue(r, a); break;
+    case BLKMC_OP_CANON: res = blkmc_canon(r); break;
+    case BLKMC_OP_VIEW: res = blkmc_view(r); break;
+    case BLKMC_OP_SELFTEST: res = blkmc_selftest(); break;
+    case BLKMC_OP_MODULE_INIT: res = blkmc_init_module(); break;
+    default: blkmc_harness_error("unknown harness call %d", op);
+  }
+  if (flags & BLKMC_AFTER_CANON) blkmc_canon(r);
+  if (flags & BLKMC_AFTER_HAS_WORK)
+    r->has_work = blkmc_elv->ops.has_work ? blkmc_elv->ops.has_work(blkmc_hctx(r)) : 1;
+  if (flags & BLKMC_AFTER_BOOKS) blkmc_books(r);
+  blkmc_in_call = 0;
+  *result = res;
+  if (r->warned) r->status = BLKMC_WARN;
+  return r->status;
+}
