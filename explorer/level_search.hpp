@@ -38,7 +38,7 @@ namespace blkmc {
 namespace level_search {
 
 constexpr std::size_t kChunk = 64;            // parents per task, at most
-constexpr std::size_t kBatch = 1u << 16;      // parents per batch
+constexpr std::size_t kBatch = 1u << 16;      // parents per batch (of 256-byte states; fewer of larger ones)
 constexpr std::uint64_t kNew = 1ull << 63;    // an edge to a candidate (chunk << 32 | index)
 constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
 constexpr unsigned kSuccBits = 24;            // origin = parent << kSuccBits | successor
@@ -85,7 +85,9 @@ StopReason Search<M>::levels(Obs& obs) {
   std::uint64_t table_mask = 0;
   std::atomic<int> abort{-1};        // a StopReason, set by worker 0's clock checks
   const auto& lim = opt_.limits;
-  const std::size_t batch = opt_.level_batch ? opt_.level_batch : ls::kBatch;
+  // A batch's successors are held as whole States: larger ones, fewer.
+  const std::size_t batch = opt_.level_batch ? opt_.level_batch
+                                             : std::max<std::size_t>(1024, ls::kBatch * 256 / std::max<std::size_t>(256, sizeof(State)));
   // Small batches (tests) still get a few tasks per worker.
   const std::size_t chunk = std::clamp<std::size_t>(batch / (4 * pool.size()), 1, ls::kChunk);
   const bool edges = obs.wants_edges();

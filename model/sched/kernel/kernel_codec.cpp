@@ -1,5 +1,6 @@
 #include "model/sched/kernel/kernel_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,14 +10,13 @@ namespace blkmc::kernel {
 
 namespace {
 
+// An object's 8-byte code: the tag in the top 16 bits.
 constexpr std::uint64_t kTagShift = 48;
 constexpr std::uint64_t kRegionTag = 0xB1C0, kObjectTag = 0xB1C1, kJiffiesTag = 0xB1C2, kKtimeTag = 0xB1C3;
 constexpr std::uint64_t kLow = (std::uint64_t(1) << kTagShift) - 1;
 constexpr std::uint64_t kJiffiesWindow = std::uint64_t(1) << 40;
 constexpr std::uint64_t kKtimeWindow = std::uint64_t(1) << 46;
 constexpr std::int64_t kNsPerTick = 1000000;
-
-std::uint64_t ktime_at(std::uint64_t jiffies) { return BLKMC_K0 + (jiffies - BLKMC_J0) * std::uint64_t(kNsPerTick); }
 
 // A request word's 4-byte code: the top 3 bits.
 constexpr std::uint32_t kSmall = 0, kRqRegion = 1, kRqObject = 2, kRqJiffies = 3, kRqKtime = 4, kRqFree = 5,
@@ -25,154 +25,270 @@ constexpr std::uint32_t kValueBits = 29, kValueMask = (1u << kValueBits) - 1;
 constexpr std::uint64_t kFreeWord = 0x6b6b6b6b6b6b6b6bULL;  // BLKMC_FREE_BYTE x 8
 static_assert(BLKMC_FREE_BYTE == 0x6b);
 
-std::uint32_t rq_code(std::uint32_t tag, std::uint64_t value) { return tag << kValueBits | std::uint32_t(value & kValueMask); }
-bool fits_signed(std::int64_t d) { return d >= -(std::int64_t(1) << (kValueBits - 1)) && d < (std::int64_t(1) << (kValueBits - 1)); }
+std::uint64_t ktime_at(std::uint64_t jiffies) { return BLKMC_K0 + (jiffies - BLKMC_J0) * std::uint64_t(kNsPerTick); }
+
+bool fits29(std::int64_t d) { return d >= -(std::int64_t(1) << (kValueBits - 1)) && d < (std::int64_t(1) << (kValueBits - 1)); }
 
 }  // namespace
+
+// What coding a word needs to know: where the region and the object lie,
+// the clock, and whether old times are capped.
+struct Codec::Ctx {
+  std::uintptr_t base, lo;
+  std::uint64_t size, osize, now, kt;
+  bool key;
+  std::int64_t clamp;
+  Ctx(const Region& r, const Module& m, std::uint64_t now_, bool key_, std::int64_t clamp_)
+      : base(r.base()), lo(m.lo()), size(r.size()), osize(m.hi() - m.lo()), now(now_), kt(ktime_at(now_)),
+        key(key_), clamp(clamp_) {}
+  bool is_jiffies(std::uint64_t v) const { return v - (BLKMC_J0 - kJiffiesWindow) < 2 * kJiffiesWindow; }
+  bool is_ktime(std::uint64_t v) const { return v - (BLKMC_K0 - kKtimeWindow) < 2 * kKtimeWindow; }
+  std::int64_t jiffies_delta(std::uint64_t v) const {
+    const std::int64_t d = std::int64_t(v - now);
+    return key && d < -clamp ? -clamp : d;
+  }
+  std::int64_t ktime_delta(std::uint64_t v) const {
+    const std::int64_t d = std::int64_t(v - kt);
+    return key && d < -clamp * kNsPerTick ? -clamp * kNsPerTick : d;
+  }
+};
 
 Codec::Codec(const Region& r, const Module& m) : m_(m) {
   const blkmc_region& h = *r.hdr();
   for (int i = 0; i < h.nobjs; ++i) {
     const blkmc_obj& o = h.objs[i];
+    runs_.push_back({std::uint32_t(o.off), std::uint32_t(o.size / 8), std::uint32_t(words_.size())});
     for (std::uint64_t w = 0; w < o.size; w += 8) words_.push_back(std::uint32_t(o.off + w));
     redzones_.push_back({std::uint32_t(o.off + o.size), BLKMC_REDZONE});
   }
   for (int i = 0; i < h.nrqs; ++i) {
-    const std::uint64_t slot = h.slots_off + std::uint64_t(i) * h.slot_size;
-    for (std::uint64_t w = 0; w < m.rq_state_bytes(); w += 8) rq_words_.push_back(std::uint32_t(slot + w));
-    constant_.push_back({std::uint32_t(slot + m.rq_state_bytes()), std::uint32_t(h.slot_size - m.rq_state_bytes())});
+    const std::uint64_t slot = h.slots_off + std::uint64_t(i) * h.slot_stride + h.slot_lead;
+    rq_runs_.push_back({std::uint32_t(slot), h.rq_state_words, std::uint32_t(rq_words_.size())});
+    for (std::uint32_t w = 0; w < h.rq_state_words; ++w) rq_words_.push_back(std::uint32_t(slot + 8 * w));
+  }
+  per_rq_ = std::max<std::size_t>(1, h.rq_state_words);
+}
+
+std::uint64_t Codec::code8(std::uint64_t v, const Ctx& c, std::size_t i) const {
+  if (v - c.base < c.size) return kRegionTag << kTagShift | (v - c.base);
+  if (v - c.lo < c.osize) return kObjectTag << kTagShift | (v - c.lo);
+  if (c.is_jiffies(v)) return kJiffiesTag << kTagShift | (std::uint64_t(c.jiffies_delta(v)) & kLow);
+  if (c.is_ktime(v)) return kKtimeTag << kTagShift | (std::uint64_t(c.ktime_delta(v)) & kLow);
+  const std::uint64_t tag = v >> kTagShift;
+  if (tag >= kRegionTag && tag <= kKtimeTag)
+    throw std::runtime_error(fmt::format(
+        "kernel state: the word at region offset {:#x} holds {:#x}, which blkmc's state coding cannot tell from "
+        "its own tags",
+        words_[i], v));
+  return v;
+}
+
+std::uint64_t Codec::value8(std::uint64_t code, const Ctx& c) const {
+  const std::uint64_t low = code & kLow;
+  const std::int64_t d = std::int64_t(low << 16) >> 16;  // a 48-bit difference, sign-extended
+  switch (code >> kTagShift) {
+    case kRegionTag: return c.base + low;
+    case kObjectTag: return c.lo + low;
+    case kJiffiesTag: return c.now + std::uint64_t(d);
+    case kKtimeTag: return c.kt + std::uint64_t(d);
+    default: return code;
   }
 }
 
-void Codec::encode(const Region& r, std::uint8_t* out, std::uint64_t now, bool key, std::int64_t clamp) const {
-  const std::uintptr_t base = r.base(), lo = m_.lo();
-  const std::uint64_t size = r.size(), osize = m_.hi() - m_.lo();
-  const std::uint64_t kt = ktime_at(now);
+std::uint32_t Codec::code4(std::uint64_t v, const Ctx& c, std::size_t i) const {
+  auto code = [](std::uint32_t tag, std::uint64_t value) { return tag << kValueBits | std::uint32_t(value & kValueMask); };
+  bool ok = true;
+  std::uint32_t out = 0;
+  if (v <= kValueMask) {
+    out = code(kSmall, v);
+  } else if (v - c.base < c.size) {
+    ok = v - c.base <= kValueMask;
+    out = code(kRqRegion, v - c.base);
+  } else if (v - c.lo < c.osize) {
+    ok = v - c.lo <= kValueMask;
+    out = code(kRqObject, v - c.lo);
+  } else if (c.is_jiffies(v)) {
+    const std::int64_t d = c.jiffies_delta(v);
+    ok = fits29(d);
+    out = code(kRqJiffies, std::uint64_t(d));
+  } else if (c.is_ktime(v)) {
+    const std::int64_t d = c.ktime_delta(v);
+    ok = fits29(d);
+    out = code(kRqKtime, std::uint64_t(d));
+  } else if (v == kFreeWord) {
+    out = code(kRqFree, 0);
+  } else if (std::int64_t(v) < 0 && fits29(std::int64_t(v))) {
+    out = code(kRqNegative, v);
+  } else {
+    ok = false;
+  }
+  if (!ok)
+    throw std::runtime_error(fmt::format(
+        "kernel state: request {} holds {:#x} in its word at offset {} of struct request, a value blkmc's 4-byte "
+        "request word cannot hold",
+        i / per_rq_, v, 8 * (i % per_rq_)));
+  return out;
+}
+
+std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c) const {
+  const std::uint64_t low = code & kValueMask;
+  const std::int64_t d = std::int64_t(std::int32_t(code << (32 - kValueBits)) >> (32 - kValueBits));
+  switch (code >> kValueBits) {
+    case kSmall: return low;
+    case kRqRegion: return c.base + low;
+    case kRqObject: return c.lo + low;
+    case kRqJiffies: return c.now + std::uint64_t(d);
+    case kRqKtime: return c.kt + std::uint64_t(d);
+    case kRqFree: return kFreeWord;
+    default: return std::uint64_t(d);
+  }
+}
+
+// A word as coded, and the value it decodes to at c's clock: the region
+// takes that value back, so a capped time reads as its cap from now on and
+// the region is always what its state bytes decode to.
+template <class Code>
+void Codec::put(Region& r, std::uint8_t* out, std::size_t at, std::uint32_t off, Code code, std::uint64_t value,
+                std::uint64_t raw, Mirror* mirror, std::size_t i) const {
+  std::memcpy(out + at, &code, sizeof code);
+  if (value != raw) std::memcpy(r.at(off), &value, 8);
+  if (mirror) {
+    std::memcpy(mirror->bytes.data() + at, &code, sizeof code);
+    mirror->raw[i] = value;
+  }
+}
+
+void Codec::encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, std::int64_t clamp, Mirror* mirror) const {
+  const Ctx c(r, m_, now, key, clamp);
+  if (mirror) {
+    mirror->bytes.resize(bytes());
+    mirror->raw.resize(words());
+  }
   const std::uint8_t* mem = r.at(0);
   for (std::size_t i = 0; i < words_.size(); ++i) {
     std::uint64_t v;
     std::memcpy(&v, mem + words_[i], 8);
-    std::uint64_t c;
-    if (v - base < size) {
-      c = kRegionTag << kTagShift | (v - base);
-    } else if (v - lo < osize) {
-      c = kObjectTag << kTagShift | (v - lo);
-    } else if (v - (BLKMC_J0 - kJiffiesWindow) < 2 * kJiffiesWindow) {
-      std::int64_t d = std::int64_t(v - now);
-      if (key && d < -clamp) d = -clamp;
-      c = kJiffiesTag << kTagShift | (std::uint64_t(d) & kLow);
-    } else if (v - (BLKMC_K0 - kKtimeWindow) < 2 * kKtimeWindow) {
-      std::int64_t d = std::int64_t(v - kt);
-      if (key && d < -clamp * kNsPerTick) d = -clamp * kNsPerTick;
-      c = kKtimeTag << kTagShift | (std::uint64_t(d) & kLow);
-    } else {
-      const std::uint64_t tag = v >> kTagShift;
-      if (tag >= kRegionTag && tag <= kKtimeTag)
-        throw std::runtime_error(fmt::format(
-            "kernel state: the word at region offset {:#x} holds {:#x}, which blkmc's state coding cannot tell "
-            "from its own tags",
-            words_[i], v));
-      c = v;
-    }
-    std::memcpy(out + 8 * i, &c, 8);
+    const std::uint64_t code = code8(v, c, i);
+    put(r, out, 8 * i, words_[i], code, value8(code, c), v, mirror, i);
   }
-  out += 8 * words_.size();
+  const std::size_t at = 8 * words_.size();
   for (std::size_t i = 0; i < rq_words_.size(); ++i) {
     std::uint64_t v;
     std::memcpy(&v, mem + rq_words_[i], 8);
-    std::uint32_t c = 0;
-    bool ok = true;
-    if (v <= kValueMask) {
-      c = rq_code(kSmall, v);
-    } else if (v - base < size) {
-      ok = v - base <= kValueMask;
-      c = rq_code(kRqRegion, v - base);
-    } else if (v - lo < osize) {
-      ok = v - lo <= kValueMask;
-      c = rq_code(kRqObject, v - lo);
-    } else if (v - (BLKMC_J0 - kJiffiesWindow) < 2 * kJiffiesWindow) {
-      std::int64_t d = std::int64_t(v - now);
-      if (key && d < -clamp) d = -clamp;
-      ok = fits_signed(d);
-      c = rq_code(kRqJiffies, std::uint64_t(d));
-    } else if (v - (BLKMC_K0 - kKtimeWindow) < 2 * kKtimeWindow) {
-      std::int64_t d = std::int64_t(v - kt);
-      if (key && d < -clamp * kNsPerTick) d = -clamp * kNsPerTick;
-      ok = fits_signed(d);
-      c = rq_code(kRqKtime, std::uint64_t(d));
-    } else if (v == kFreeWord) {
-      c = rq_code(kRqFree, 0);
-    } else if (std::int64_t(v) < 0 && fits_signed(std::int64_t(v))) {
-      c = rq_code(kRqNegative, v);
-    } else {
-      ok = false;
+    const std::uint32_t code = code4(v, c, i);
+    put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, mirror, words_.size() + i);
+  }
+  // The region now reads relative to `now`; a mirror holds for BLKMC_J0.
+  if (mirror) mirror->valid = now == BLKMC_J0;
+}
+
+// Whether n words at a equal n at b (no early exit: the compiler vectorises).
+static bool same_words(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n) {
+  std::uint64_t d = 0;
+  for (std::uint32_t i = 0; i < n; ++i) d |= a[i] ^ b[i];
+  return d == 0;
+}
+static bool same_codes(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t n) {
+  std::uint32_t d = 0;
+  for (std::uint32_t i = 0; i < n; ++i) d |= a[i] ^ b[i];
+  return d == 0;
+}
+
+void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t clamp, Mirror& mirror) const {
+  const Ctx c(r, m_, BLKMC_J0, key, clamp);
+  const std::uint8_t* mem = r.at(0);
+  for (const Run& run : runs_) {
+    const auto* now = reinterpret_cast<const std::uint64_t*>(mem + run.off);
+    if (same_words(now, mirror.raw.data() + run.first, run.n)) continue;
+    for (std::uint32_t k = 0; k < run.n; ++k) {
+      const std::size_t i = run.first + k;
+      const std::uint64_t v = now[k];
+      if (v == mirror.raw[i]) continue;
+      const std::uint64_t code = code8(v, c, i);
+      put(r, out, 8 * i, words_[i], code, value8(code, c), v, &mirror, i);
     }
-    if (!ok)
-      throw std::runtime_error(fmt::format(
-          "kernel state: request {} holds {:#x} at offset {} of struct request, a value blkmc's 4-byte request "
-          "word cannot hold",
-          i / (m_.rq_state_bytes() / 8), v, 8 * (i % (m_.rq_state_bytes() / 8))));
-    std::memcpy(out + 4 * i, &c, 4);
+  }
+  const std::size_t at = 8 * words_.size(), n = words_.size();
+  for (const Run& run : rq_runs_) {
+    const auto* now = reinterpret_cast<const std::uint64_t*>(mem + run.off);
+    if (same_words(now, mirror.raw.data() + n + run.first, run.n)) continue;
+    for (std::uint32_t k = 0; k < run.n; ++k) {
+      const std::size_t i = run.first + k;
+      const std::uint64_t v = now[k];
+      if (v == mirror.raw[n + i]) continue;
+      const std::uint32_t code = code4(v, c, i);
+      put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, &mirror, n + i);
+    }
   }
 }
 
-void Codec::decode(const std::uint8_t* in, Region& r) const {
-  const std::uintptr_t base = r.base(), lo = m_.lo();
-  const std::uint64_t kt = ktime_at(BLKMC_J0);
+void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
+  const Ctx c(r, m_, BLKMC_J0, false, 0);
   std::uint8_t* mem = r.at(0);
-  for (std::size_t i = 0; i < words_.size(); ++i) {
-    std::uint64_t c;
-    std::memcpy(&c, in + 8 * i, 8);
-    const std::uint64_t low = c & kLow;
-    // Sign-extend a difference of 48 bits.
-    const std::int64_t d = std::int64_t(low << 16) >> 16;
-    std::uint64_t v;
-    switch (c >> kTagShift) {
-      case kRegionTag: v = base + low; break;
-      case kObjectTag: v = lo + low; break;
-      case kJiffiesTag: v = BLKMC_J0 + std::uint64_t(d); break;
-      case kKtimeTag: v = kt + std::uint64_t(d); break;
-      default: v = c;
-    }
-    std::memcpy(mem + words_[i], &v, 8);
+  const bool diff = mirror && mirror->valid;
+  if (mirror) {
+    mirror->bytes.resize(bytes());
+    mirror->raw.resize(words());
   }
-  in += 8 * words_.size();
-  for (std::size_t i = 0; i < rq_words_.size(); ++i) {
-    std::uint32_t c;
-    std::memcpy(&c, in + 4 * i, 4);
-    const std::uint64_t low = c & kValueMask;
-    const std::int64_t d = std::int64_t(std::int32_t(c << (32 - kValueBits)) >> (32 - kValueBits));
-    std::uint64_t v;
-    switch (c >> kValueBits) {
-      case kSmall: v = low; break;
-      case kRqRegion: v = base + low; break;
-      case kRqObject: v = lo + low; break;
-      case kRqJiffies: v = BLKMC_J0 + std::uint64_t(d); break;
-      case kRqKtime: v = kt + std::uint64_t(d); break;
-      case kRqFree: v = kFreeWord; break;
-      default: v = std::uint64_t(d); break;
+  const std::size_t at = 8 * words_.size(), n = words_.size();
+  for (const Run& run : runs_) {
+    const std::uint8_t* codes = in + 8 * run.first;
+    if (diff && same_words(reinterpret_cast<const std::uint64_t*>(codes),
+                           reinterpret_cast<const std::uint64_t*>(mirror->bytes.data() + 8 * run.first), run.n))
+      continue;
+    for (std::uint32_t k = 0; k < run.n; ++k) {
+      const std::size_t i = run.first + k;
+      std::uint64_t code;
+      std::memcpy(&code, in + 8 * i, 8);
+      if (diff) {
+        std::uint64_t had;
+        std::memcpy(&had, mirror->bytes.data() + 8 * i, 8);
+        if (had == code) continue;
+      }
+      const std::uint64_t v = value8(code, c);
+      std::memcpy(mem + words_[i], &v, 8);
+      if (mirror) {
+        std::memcpy(mirror->bytes.data() + 8 * i, &code, 8);
+        mirror->raw[i] = v;
+      }
     }
-    std::memcpy(mem + rq_words_[i], &v, 8);
   }
+  for (const Run& run : rq_runs_) {
+    const std::uint8_t* codes = in + at + 4 * run.first;
+    if (diff && same_codes(reinterpret_cast<const std::uint32_t*>(codes),
+                           reinterpret_cast<const std::uint32_t*>(mirror->bytes.data() + at + 4 * run.first), run.n))
+      continue;
+    for (std::uint32_t k = 0; k < run.n; ++k) {
+      const std::size_t i = run.first + k;
+      std::uint32_t code;
+      std::memcpy(&code, in + at + 4 * i, 4);
+      if (diff) {
+        std::uint32_t had;
+        std::memcpy(&had, mirror->bytes.data() + at + 4 * i, 4);
+        if (had == code) continue;
+      }
+      const std::uint64_t v = value4(code, c);
+      std::memcpy(mem + rq_words_[i], &v, 8);
+      if (mirror) {
+        std::memcpy(mirror->bytes.data() + at + 4 * i, &code, 4);
+        mirror->raw[n + i] = v;
+      }
+    }
+  }
+  if (mirror) mirror->valid = true;
 }
 
-std::string Codec::check(const Region& r, const std::vector<std::uint8_t>& pristine) const {
+std::string Codec::check(const Region& r) const {
   const std::uint8_t* mem = r.at(0);
   for (const auto& [off, n] : redzones_)
     for (std::uint32_t k = 0; k < n; ++k)
       if (mem[off + k] != BLKMC_REDZONE_BYTE)
         return fmt::format("a write past the end of a kmalloc'd object (region offset {:#x})", off + k);
-  for (std::size_t i = 0; i < constant_.size(); ++i) {
-    const auto [off, n] = constant_[i];
-    if (std::memcmp(mem + off, pristine.data() + off, n) != 0) {
-      std::uint32_t k = 0;
-      while (k < n && mem[off + k] == pristine[off + k]) ++k;
-      return fmt::format("request {}'s field at offset {} changed, which blkmc keeps constant for its slot "
-                         "(struct request past the scheduler's fields, shim/blkmc_shim.h)",
-                         i, m_.rq_state_bytes() + k);
-    }
-  }
   return "";
+}
+
+void Codec::restore_redzones(Region& r) const {
+  for (const auto& [off, n] : redzones_) std::memset(r.at(off), BLKMC_REDZONE_BYTE, n);
 }
 
 }  // namespace blkmc::kernel

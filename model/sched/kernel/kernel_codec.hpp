@@ -3,8 +3,9 @@
 //
 // The words of a state are those the scheduler may change: every object
 // its init allocated (in allocation order), then the first
-// BLKMC_RQ_STATE_BYTES of every request slot (struct request's head in
-// shim/blkmc_shim.h). Each word is coded on its own, by its value:
+// region->rq_state_words words of every request slot (the fields of
+// struct request's head that the family's scheduler writes,
+// shim/blkmc_shim.h; the rest of a slot is read-only once init is done). Each word is coded on its own, by its value:
 //   into the region          the offset: states are position free, so
 //                            every thread's region takes them
 //   into the compiled object the offset (e.g. eq->type)
@@ -21,8 +22,13 @@
 // that does not is an error naming the word.
 // With `key` (kernel_state=key, the default) differences below -clamp
 // ticks are stored as -clamp: past every time tunable, older is the same.
-// Everything else of the region (the slots' constant fields, the redzones
-// between objects) must not change: check() says what did.
+// The redzones after the arena's objects must not change: check() says
+// whether one did (a write past the end of a kmalloc'd object).
+//
+// A region that has just been decoded from a state, or encoded into one,
+// is mirrored (the state's bytes and the raw words behind them): the next
+// decode writes only the words in which the new state differs, and after
+// a call only the words the call changed are coded again.
 #pragma once
 
 #include <cstdint>
@@ -35,28 +41,53 @@ namespace blkmc::kernel {
 
 class Codec {
  public:
+  struct Mirror {
+    std::vector<std::uint8_t> bytes;  // the state bytes the region holds
+    std::vector<std::uint64_t> raw;   // the region's words behind them
+    bool valid = false;
+  };
+
   // The layout of a region after BLKMC_OP_INIT.
   Codec(const Region& r, const Module& m);
 
   std::size_t bytes() const { return words_.size() * 8 + rq_words_.size() * 4; }
   std::size_t words() const { return words_.size() + rq_words_.size(); }
 
-  // Region -> state bytes, relative to `now` (jiffies; ktime follows).
-  // Throws std::runtime_error for a word that no code can hold.
-  void encode(const Region& r, std::uint8_t* out, std::uint64_t now, bool key, std::int64_t clamp) const;
-  // State bytes -> region, at jiffies BLKMC_J0.
-  void decode(const std::uint8_t* in, Region& r) const;
+  // Region -> state bytes, relative to `now` (jiffies; ktime follows); a
+  // capped time is written back as its cap. Throws std::runtime_error for
+  // a word that no code can hold. With a mirror, it mirrors the result
+  // (valid for a region at BLKMC_J0 only).
+  void encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, std::int64_t clamp,
+              Mirror* mirror = nullptr) const;
+  // After a call at BLKMC_J0 on a mirrored region: out (the mirrored
+  // bytes) gets the words the call changed.
+  void encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t clamp, Mirror& mirror) const;
+  // State bytes -> region at jiffies BLKMC_J0: every word, or with a valid
+  // mirror the words that differ from it; the mirror follows.
+  void decode(const std::uint8_t* in, Region& r, Mirror* mirror = nullptr) const;
 
-  // What the code changed that a state does not hold ("" when nothing): a
-  // redzone after a kmalloc'd object, a constant field of a request slot.
-  // `pristine` is the region's image after init (Region::size() bytes).
-  std::string check(const Region& r, const std::vector<std::uint8_t>& pristine) const;
+  // A redzone the code wrote ("" when none did), and all of them restored.
+  std::string check(const Region& r) const;
+  void restore_redzones(Region& r) const;
 
  private:
+  struct Ctx;
+  std::uint64_t code8(std::uint64_t v, const Ctx& c, std::size_t i) const;
+  std::uint64_t value8(std::uint64_t code, const Ctx& c) const;
+  std::uint32_t code4(std::uint64_t v, const Ctx& c, std::size_t i) const;
+  std::uint64_t value4(std::uint32_t code, const Ctx& c) const;
+  template <class Code>
+  void put(Region& r, std::uint8_t* out, std::size_t at, std::uint32_t off, Code code, std::uint64_t value,
+           std::uint64_t raw, Mirror* mirror, std::size_t i) const;
+
   const Module& m_;
   std::vector<std::uint32_t> words_, rq_words_;  // region offsets: objects' words, requests' words
+  struct Run {
+    std::uint32_t off, n, first;  // n contiguous words at region offset off: words first.. of their kind
+  };
+  std::vector<Run> runs_, rq_runs_;  // per object, per request
   std::vector<std::pair<std::uint32_t, std::uint32_t>> redzones_;  // offset, bytes
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> constant_;  // slot tails: offset, bytes
+  std::size_t per_rq_ = 1;  // state words per request
 };
 
 }  // namespace blkmc::kernel

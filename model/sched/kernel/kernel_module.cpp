@@ -30,6 +30,7 @@ constexpr std::size_t kPage = 4096;
 // What the signal handlers and the watchdog know of a thread's calls.
 struct CallRecord {
   const Module* active = nullptr;
+  const blkmc_region* region = nullptr;
   std::atomic<std::uint64_t> seq{0};
   std::atomic<int> in_call{0};
   pthread_t tid{};
@@ -56,6 +57,17 @@ void on_fault(int sig, siginfo_t* si, void*) {
   if (c && c->active && c->in_call.load(std::memory_order_relaxed)) {
     const Module* m = c->active;
     const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
+    const blkmc_region* r = c->region;
+    const auto base = reinterpret_cast<std::uintptr_t>(r);
+    if (sig == SIGSEGV && r && addr >= base + r->slots_off && addr < base + r->size) {
+      const std::uint64_t at = addr - base - r->slots_off - r->slot_lead;
+      std::snprintf(c->text, sizeof c->text,
+                    "the code wrote request %llu's field at offset %llu of struct request, which blkmc keeps "
+                    "constant for this scheduler (shim/blkmc_shim.h)",
+                    static_cast<unsigned long long>(at / r->slot_stride),
+                    static_cast<unsigned long long>(at % r->slot_stride));
+      m->fault(BLKMC_HARNESS, c->text);
+    }
     if (sig == SIGSEGV && addr >= m->rw_lo() && addr < m->rw_hi()) {
       Dl_info info{};
       const char* sym = dladdr(si->si_addr, &info) && info.dli_sname ? info.dli_sname : "?";
@@ -168,14 +180,14 @@ int find_mapping(struct dl_phdr_info* info, std::size_t, void* data) {
 }
 
 // Writable globals made read-only after init, writable again at exit (the
-// object's own exit code writes them).
-std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& protected_ranges() {
-  static std::vector<std::pair<std::uintptr_t, std::uintptr_t>> v;
-  return v;
-}
+// object's own exit code writes them). Plain arrays: nothing of theirs is
+// destroyed before the atexit handler runs.
+constexpr int kMaxProtected = 64;
+std::uintptr_t g_protected[kMaxProtected][2];
+std::atomic<int> g_nprotected{0};
 void unprotect_all() {
-  for (auto [lo, hi] : protected_ranges())
-    mprotect(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE);
+  for (int i = 0; i < g_nprotected.load(); ++i)
+    mprotect(reinterpret_cast<void*>(g_protected[i][0]), g_protected[i][1] - g_protected[i][0], PROT_READ | PROT_WRITE);
 }
 
 }  // namespace
@@ -215,7 +227,8 @@ Module::Module(std::string so) : path_(std::move(so)) {
   if (abi != BLKMC_ABI) throw UsageError(fmt::format("{}: harness ABI {} (this blkmc: {})", path_, abi, BLKMC_ABI));
   call_ = reinterpret_cast<CallFn>(sym("blkmc_k_call"));
   fault_ = reinterpret_cast<FaultFn>(sym("blkmc_k_fault"));
-  slot_size_ = reinterpret_cast<unsigned long (*)()>(sym("blkmc_k_slot_size"))();
+  request_size_ = reinterpret_cast<unsigned long (*)()>(sym("blkmc_k_slot_size"))();
+  if (request_size_ > kPage) throw UsageError(fmt::format("{}: struct request of {} bytes", path_, request_size_));
   rq_state_bytes_ = reinterpret_cast<unsigned long (*)()>(sym("blkmc_k_state_bytes"))();
   if (rq_state_bytes_ != BLKMC_RQ_STATE_BYTES)
     throw UsageError(fmt::format("{}: {} bytes of request state (this blkmc: {})", path_, rq_state_bytes_,
@@ -231,7 +244,7 @@ Module::Module(std::string so) : path_(std::move(so)) {
   rw_lo_ = mp.rw_lo;
   rw_hi_ = mp.rw_hi;
   // module_init and the attribute names, in a region of no requests.
-  Region scratch(*this, 0, kPage);
+  Region scratch(*this, 0, 0, kPage);
   long res = 0;
   int st = call(scratch.hdr(), BLKMC_OP_MODULE_INIT, 0, 0, BLKMC_J0, 0, &res);
   if (st != BLKMC_OK || res != 0)
@@ -243,17 +256,21 @@ Module::Module(std::string so) : path_(std::move(so)) {
     if (st != BLKMC_OK || res < 0) break;
     attrs_.push_back(scratch.hdr()->what);
   }
-  if (rw_hi_ > rw_lo_) {
+  if (rw_hi_ > rw_lo_ && g_nprotected.load() < kMaxProtected) {
     static std::once_flag at_exit;
     std::call_once(at_exit, [] { std::atexit(unprotect_all); });
+    const int i = g_nprotected.load();
+    g_protected[i][0] = rw_lo_;
+    g_protected[i][1] = rw_hi_;
+    g_nprotected.store(i + 1);
     mprotect(reinterpret_cast<void*>(rw_lo_), rw_hi_ - rw_lo_, PROT_READ);
-    protected_ranges().push_back({rw_lo_, rw_hi_});
   }
 }
 
 int Module::call(blkmc_region* r, int op, int a, int b, std::uint64_t now, int flags, long* result) const {
   CallRecord& c = record();
   c.active = this;
+  c.region = r;
   c.seq.fetch_add(1, std::memory_order_relaxed);
   c.in_call.store(1, std::memory_order_relaxed);
   const int st = call_(r, op, a, b, static_cast<unsigned long>(now), flags, result);
@@ -264,10 +281,11 @@ int Module::call(blkmc_region* r, int op, int a, int b, std::uint64_t now, int f
 
 void Module::fault(int status, const char* text) const { fault_(status, text); }
 
-Region::Region(const Module& m, int nrqs, std::size_t arena_bytes) {
+Region::Region(const Module& m, int nrqs, int state_words, std::size_t arena_bytes) {
   const std::size_t hdr = (sizeof(blkmc_region) + kPage - 1) & ~(kPage - 1);
   const std::size_t arena = (arena_bytes + kPage - 1) & ~(kPage - 1);
-  size_ = (hdr + arena + std::size_t(nrqs) * m.slot_size() + kPage - 1) & ~(kPage - 1);
+  size_ = hdr + arena + std::size_t(nrqs) * BLKMC_SLOT_STRIDE;
+  (void)m;
   map_bytes_ = size_ + 2 * kPage;
   map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map_ == MAP_FAILED) throw std::bad_alloc();
@@ -283,7 +301,14 @@ Region::Region(const Module& m, int nrqs, std::size_t arena_bytes) {
   hdr_->arena_cap = arena;
   hdr_->arena_used = 0;
   hdr_->slots_off = hdr + arena;
-  hdr_->slot_size = m.slot_size();
+  hdr_->slot_stride = BLKMC_SLOT_STRIDE;
+  hdr_->slot_lead = BLKMC_PAGE - 8 * std::uint64_t(state_words);
+  hdr_->rq_state_words = std::uint32_t(state_words);
+}
+
+void Region::protect_constants() {
+  for (int i = 0; i < hdr_->nrqs; ++i)
+    mprotect(at(hdr_->slots_off + std::uint64_t(i) * hdr_->slot_stride + BLKMC_PAGE), BLKMC_PAGE, PROT_READ);
 }
 
 Region::~Region() {

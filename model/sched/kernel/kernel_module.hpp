@@ -37,7 +37,7 @@ class Module {
 
   const std::string& path() const { return path_; }
   const std::string& elevator() const { return elevator_; }
-  std::size_t slot_size() const { return slot_size_; }
+  std::size_t request_size() const { return request_size_; }  // sizeof(struct request)
   std::size_t rq_state_bytes() const { return rq_state_bytes_; }
   // The object's mapping: pointers into it are coded as offsets.
   std::uintptr_t lo() const { return lo_; }
@@ -62,16 +62,17 @@ class Module {
   void* handle_ = nullptr;
   CallFn call_ = nullptr;
   FaultFn fault_ = nullptr;
-  std::size_t slot_size_ = 0, rq_state_bytes_ = 0;
+  std::size_t request_size_ = 0, rq_state_bytes_ = 0;
   std::uintptr_t lo_ = 0, hi_ = 0, rw_lo_ = 0, rw_hi_ = 0;
   std::vector<std::string> attrs_;
 };
 
 // The memory of one copy of a scheduler's state: the header, the arena,
-// the request slots, with an unmapped page on either side.
+// the request slots (two pages each: blkmc_region.h), with an unmapped page
+// on either side. state_words: how many words of a request's head are state.
 class Region {
  public:
-  Region(const Module& m, int nrqs, std::size_t arena_bytes = 64 * 1024);
+  Region(const Module& m, int nrqs, int state_words, std::size_t arena_bytes = 64 * 1024);
   ~Region();
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
@@ -79,6 +80,8 @@ class Region {
   std::uintptr_t base() const { return reinterpret_cast<std::uintptr_t>(hdr_); }
   std::size_t size() const { return size_; }
   std::uint8_t* at(std::uint64_t off) const { return reinterpret_cast<std::uint8_t*>(hdr_) + off; }
+  // After init: the requests' constant fields read-only.
+  void protect_constants();
 
  private:
   void* map_ = nullptr;

@@ -38,9 +38,9 @@ const char* const kTunables[] = {"fifo_batch", "writes_starved", "read_expire", 
 
 struct KernelScheduler::Instance {
   kernel::Region region;
-  std::vector<std::uint8_t> pristine;  // the region after init (reset after a call that failed)
-  bool dirty = false;
-  Instance(const kernel::Module& m, int nrqs) : region(m, nrqs) {}
+  bool dirty = false;            // a call failed: its redzones and every word are restored next
+  kernel::Codec::Mirror mirror;  // the state the region holds
+  Instance(const kernel::Module& m, int nrqs, int state_words) : region(m, nrqs, state_words) {}
 };
 
 const std::vector<VariantInfo>& KernelScheduler::variants() {
@@ -149,7 +149,7 @@ KernelScheduler::~KernelScheduler() = default;
 KernelScheduler::Instance& KernelScheduler::instance() const {
   thread_local std::unordered_map<std::uint64_t, Instance*> mine;
   if (auto it = mine.find(serial_); it != mine.end()) return *it->second;
-  auto in = std::make_unique<Instance>(*mod_, t_.size());
+  auto in = std::make_unique<Instance>(*mod_, t_.size(), kernel::family_rq_state_words(name()));
   blkmc_region* h = in->region.hdr();
   for (int r = 0; r < t_.size(); ++r) h->rqs[r] = specs_[std::size_t(r)];
   h->depth = depth_;
@@ -174,7 +174,7 @@ KernelScheduler::Instance& KernelScheduler::instance() const {
                                    "1 ms)",
                                    src_.file, src_.name, attr, shown, v));
   }
-  in->pristine.assign(in->region.at(0), in->region.at(0) + in->region.size());
+  in->region.protect_constants();
   Instance* p = in.get();
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
@@ -210,10 +210,11 @@ void KernelScheduler::init(State& s) const {
 
 void KernelScheduler::restore(Instance& in, const State& s) const {
   if (in.dirty) {
-    std::memcpy(in.region.at(0), in.pristine.data(), in.pristine.size());
+    codec_->restore_redzones(in.region);
     in.dirty = false;
+    in.mirror.valid = false;
   }
-  codec_->decode(s.b.data() + kmem_.off, in.region);
+  codec_->decode(s.b.data() + kmem_.off, in.region, &in.mirror);
 }
 
 long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, const char* what) const {
@@ -234,18 +235,22 @@ long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, c
   }
   std::string text = h->what;
   if (st == BLKMC_OK || st == BLKMC_WARN) {
-    if (std::string bad = codec_->check(in.region, in.pristine); !bad.empty()) {
-      st = bad.rfind("a write past", 0) == 0 ? BLKMC_FAULT : BLKMC_HARNESS;
+    if (std::string bad = codec_->check(in.region); !bad.empty()) {
+      st = BLKMC_FAULT;
       text = bad;
     }
   }
   if (st == BLKMC_OK || st == BLKMC_WARN) {
-    codec_->encode(in.region, s.b.data() + kmem_.off, now, key_, clamp_);
+    if (tick)
+      codec_->encode(in.region, s.b.data() + kmem_.off, now, key_, clamp_, &in.mirror);
+    else
+      codec_->encode_changes(in.region, s.b.data() + kmem_.off, key_, clamp_, in.mirror);
     has_work_.set(s, h->has_work != 0);
     for (int i = 0; i < 3; ++i) books_.set(s, i, std::clamp(h->books[i], -128, 127));
   }
   if (st != BLKMC_OK) {
     in.dirty = true;
+    in.mirror.valid = false;
     status_.set(s, st);
     say(why, fmt::format("KERNEL BUG in {} ({}): {}: {}", what, src_.file, kernel::status_name(st), text));
     res = -1;
@@ -303,6 +308,7 @@ blkmc_dd_view KernelScheduler::view(const State& s) const {
   const int st = mod_->call(in.region.hdr(), BLKMC_OP_VIEW, 0, 0, BLKMC_J0, 0, &res);
   if (st != BLKMC_OK) {
     in.dirty = true;
+    in.mirror.valid = false;
     return v;
   }
   return in.region.hdr()->view;

@@ -40,7 +40,7 @@
 namespace blkmc::sched {
 
 // A state of the kernel-code model: the framework's bytes and a region's.
-using KernelState = ByteState<4096>;
+using KernelState = ByteState<3072>;
 
 class KernelScheduler {
  public:

@@ -155,6 +155,13 @@ const std::string& family_file(const std::string& family) {
                                family));
 }
 
+int family_rq_state_words(const std::string& family) {
+  family_file(family);
+  // Words 0-1 queuelist, 2-4 rb_node, 5 fifo_time, 6 rq_flags, 7-8
+  // elv.priv[], 9 elv.icq.
+  return 8;
+}
+
 std::string sha256_hex(const std::string& bytes) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;

@@ -15,6 +15,7 @@
 // in memory and in the scratch directory of one compile (kernel_build.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct Source {
 
 // The family's file inside a tree (block/mq-deadline.c for "deadline").
 const std::string& family_file(const std::string& family);  // throws UsageError
+// How many 8-byte words of struct request's head (shim/blkmc_shim.h) the
+// family's scheduler writes: mq-deadline 8 (queuelist, rb_node, fifo_time,
+// rq_flags, elv.priv[0]; not elv.priv[1] nor elv.icq).
+int family_rq_state_words(const std::string& family);
 // The families with a kernel-source harness ("deadline").
 const std::vector<std::string>& source_families();
 

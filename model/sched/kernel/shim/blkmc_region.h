@@ -23,6 +23,11 @@
 #define BLKMC_FREE_BYTE 0x6b /* a freed request slot, as the kernel's POISON_FREE */
 /* Bytes of a request slot that a scheduler may write (struct request's head). */
 #define BLKMC_RQ_STATE_BYTES 80
+/* A request slot: two pages, the state words at the end of the first, the
+ * rest of struct request on the second, which is read-only once init is
+ * done (a write to it faults: blkmc keeps those fields constant). */
+#define BLKMC_PAGE 4096
+#define BLKMC_SLOT_STRIDE (2 * BLKMC_PAGE)
 /* The clocks at the start of every call: jiffies and ktime (ns) read these
  * plus the ticks blkmc's clock advanced within the call. Large, odd values,
  * so a word that holds a time is told from any other (kernel_codec.hpp). */
@@ -69,20 +74,23 @@ struct blkmc_region {
   uint32_t abi;
   int32_t nrqs;
   uint64_t arena_off, arena_cap, arena_used;
-  uint64_t slots_off, slot_size;
+  uint64_t slots_off, slot_stride, slot_lead; /* request i at slots_off + i * stride + lead */
   int32_t frozen;  /* init done: allocations end here */
   int32_t nobjs;
   struct blkmc_obj objs[BLKMC_MAX_OBJS];
   int32_t nroots;  /* rb-tree roots seen by rb_insert_color, region offsets */
   int32_t pad;
   uint64_t roots[BLKMC_MAX_ROOTS];
+  uint64_t roots_dirty; /* bit i: roots[i] changed since the last canonical form */
   struct blkmc_rq_spec rqs[BLKMC_MAX_RQS];
   /* The queue blk-mq set up: region offsets. */
   uint64_t q_off, hctx_off, eq_off;
   int32_t depth;          /* driver tags (hw queue depth) */
   int32_t nr_requests;    /* scheduler tags */
   int32_t rotational;     /* else QUEUE_FLAG_NONROT */
-  int32_t pad2;
+  /* How many 8-byte words of a request's head are state (the scheduler's),
+   * the others constant; a freed request's state words are poisoned. */
+  uint32_t rq_state_words;
   /* The last call's end: status and a line of text. */
   int32_t status;
   int32_t warned;

@@ -55,14 +55,20 @@ static void rb_rotate_right(struct rb_node *x, struct rb_root *root) {
   rb_set_parent(x, y);
 }
 
-/* The harness rebuilds every tree it has seen into one canonical shape. */
+/* The harness rebuilds every tree that changed into one canonical shape. */
 static void blkmc_note_root(struct rb_root *root) {
   struct blkmc_region *r = blkmc_cur;
   const uintptr_t base = (uintptr_t)r, p = (uintptr_t)root;
   if (!r || p < base || p >= base + r->size) return;
   for (int i = 0; i < r->nroots; ++i)
-    if (r->roots[i] == p - base) return;
-  if (r->nroots < BLKMC_MAX_ROOTS) r->roots[r->nroots++] = p - base;
+    if (r->roots[i] == p - base) {
+      r->roots_dirty |= 1ULL << i;
+      return;
+    }
+  if (r->nroots < BLKMC_MAX_ROOTS) {
+    r->roots_dirty |= 1ULL << r->nroots;
+    r->roots[r->nroots++] = p - base;
+  }
 }
 
 /* node was linked red below its parent (rb_link_node): restore the colours. */
@@ -174,6 +180,7 @@ static void rb_erase_fixup(struct rb_node *x, struct rb_node *parent, struct rb_
 void rb_erase(struct rb_node *z, struct rb_root *root) {
   struct rb_node *child, *parent;
   int black;
+  blkmc_note_root(root);
   if (!z->rb_left || !z->rb_right) {
     child = z->rb_left ? z->rb_left : z->rb_right;
     parent = rb_parent(z);
@@ -204,6 +211,7 @@ void rb_erase(struct rb_node *z, struct rb_root *root) {
 
 void rb_replace_node(struct rb_node *victim, struct rb_node *n, struct rb_root *root) {
   struct rb_node *parent = rb_parent(victim);
+  blkmc_note_root(root);
   *n = *victim;
   if (victim->rb_left) rb_set_parent(victim->rb_left, n);
   if (victim->rb_right) rb_set_parent(victim->rb_right, n);

@@ -529,20 +529,21 @@ struct block_device;
 
 /*
  * struct request: the fields schedulers read. The first ones are what a
- * scheduler writes (blkmc's state holds these words of every request,
- * blkmc_region.h); the rest blk-mq sets when it allocates the request
- * and blkmc keeps them constant for its slot (checked after every step).
+ * scheduler writes, as many 8-byte words of them as the family's scheduler
+ * writes (mq-deadline: up to elv.priv[0]) are blkmc's state; the rest
+ * blk-mq sets when it allocates the request and blkmc keeps constant for
+ * its slot (they lie on a read-only page: blkmc_region.h).
  */
 struct request {
   struct list_head queuelist;
   struct rb_node rb_node;
   u64 fifo_time;
-  struct {
-    struct io_cq *icq;
-    void *priv[2];
-  } elv;
   req_flags_t rq_flags;
   unsigned int blkmc_pad; /* zero (rq_flags' word holds nothing else) */
+  struct {
+    void *priv[2];
+    struct io_cq *icq;
+  } elv;
   /* --- constant for the slot --- */
   struct hlist_node hash;
   struct request_queue *q;

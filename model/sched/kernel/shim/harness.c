@@ -84,7 +84,7 @@ BLKMC_EXPORT void blkmc_k_fault(int status, const char *text) {
 }
 
 BLKMC_EXPORT int blkmc_k_abi(void) { return BLKMC_ABI; }
-BLKMC_EXPORT unsigned long blkmc_k_slot_size(void) { return (sizeof(struct request) + 63) & ~63UL; }
+BLKMC_EXPORT unsigned long blkmc_k_slot_size(void) { return sizeof(struct request); }
 BLKMC_EXPORT unsigned long blkmc_k_state_bytes(void) { return offsetof(struct request, hash); }
 
 static long blkmc_init_module(void) {
@@ -97,16 +97,19 @@ static long blkmc_init_module(void) {
 BLKMC_EXPORT const char *blkmc_k_elevator_name(void) { return blkmc_elv ? blkmc_elv->elevator_name : ""; }
 
 static struct request *blkmc_slot(struct blkmc_region *r, int i) {
-  return (struct request *)((char *)r + r->slots_off + (uint64_t)i * r->slot_size);
+  return (struct request *)((char *)r + r->slots_off + (uint64_t)i * r->slot_stride + r->slot_lead);
 }
 
 /* The slot id of a request pointer; -2 for a pointer that is none. */
 static int blkmc_rq_id(struct blkmc_region *r, const struct request *rq) {
-  const uintptr_t base = (uintptr_t)r + r->slots_off, p = (uintptr_t)rq;
-  if (p < base || (p - base) % r->slot_size) return -2;
-  const uint64_t i = (p - base) / r->slot_size;
+  const uintptr_t base = (uintptr_t)r + r->slots_off + r->slot_lead, p = (uintptr_t)rq;
+  if (p < base || (p - base) % r->slot_stride) return -2;
+  const uint64_t i = (p - base) / r->slot_stride;
   return i < (uint64_t)r->nrqs ? (int)i : -2;
 }
+
+/* Whether a field of struct request is one of the state words. */
+#define BLKMC_RQ_STATE(r, field) (offsetof(struct request, field) < 8 * (size_t)(r)->rq_state_words)
 
 static struct blk_mq_hw_ctx *blkmc_hctx(struct blkmc_region *r) {
   return (struct blk_mq_hw_ctx *)((char *)r + r->hctx_off);
@@ -115,12 +118,18 @@ static struct request_queue *blkmc_q(struct blkmc_region *r) {
   return (struct request_queue *)((char *)r + r->q_off);
 }
 
+/* A freed request: its state words poisoned (a scheduler that follows one
+ * of its links faults), the rest as allocated. */
+static void blkmc_poison(const struct blkmc_region *r, struct request *rq) {
+  memset(rq, BLKMC_FREE_BYTE, 8 * (size_t)r->rq_state_words);
+}
+
 /* What blk-mq set when it allocated the request: constant for the slot. */
 static void blkmc_slot_setup(struct blkmc_region *r, int i) {
   struct request *rq = blkmc_slot(r, i);
   const struct blkmc_rq_spec *s = &r->rqs[i];
-  memset(rq, 0, r->slot_size);
-  memset(rq, BLKMC_FREE_BYTE, offsetof(struct request, hash));
+  memset(rq, 0, sizeof(*rq));
+  blkmc_poison(r, rq);
   rq->q = blkmc_q(r);
   rq->mq_hctx = blkmc_hctx(r);
   if (s->kind == BLKMC_RQ_BYPASS) /* a flush: never through the scheduler */
@@ -224,9 +233,10 @@ static long blkmc_alloc_rq(struct blkmc_region *r, int i) {
   INIT_LIST_HEAD(&rq->queuelist);
   RB_CLEAR_NODE(&rq->rb_node);
   rq->fifo_time = 0;
-  rq->elv.icq = NULL;
-  rq->elv.priv[0] = rq->elv.priv[1] = NULL;
   rq->blkmc_pad = 0;
+  rq->elv.priv[0] = NULL;
+  if (BLKMC_RQ_STATE(r, elv.priv[1])) rq->elv.priv[1] = NULL; /* else constant NULL */
+  if (BLKMC_RQ_STATE(r, elv.icq)) rq->elv.icq = NULL;
 #if BLKMC_KV_6_5
   rq->rq_flags = RQF_SCHED_TAGS;
   if (blkmc_through_sched(r, i)) {
@@ -286,7 +296,7 @@ static void blkmc_finish(struct blkmc_region *r, int i) {
     rq->rq_flags &= ~RQF_ELVPRIV;
 #endif
   }
-  memset(rq, BLKMC_FREE_BYTE, offsetof(struct request, hash));
+  blkmc_poison(r, rq);
 }
 
 static void blkmc_requeue(struct blkmc_region *r, int i) {
@@ -299,9 +309,14 @@ static void blkmc_requeue(struct blkmc_region *r, int i) {
 }
 
 static long blkmc_canon(struct blkmc_region *r) {
+  /* q->last_merge only serves merge lookups, which blkmc does not drive:
+   * the file only ever writes it, compares it and clears it. */
+  blkmc_q(r)->last_merge = NULL;
   for (int i = 0; i < r->nroots; ++i)
-    if (blkmc_rb_canon((struct rb_root *)((char *)r + r->roots[i])) < 0)
-      blkmc_harness_error("an rb-tree of more than 1024 nodes");
+    if ((r->roots_dirty >> i) & 1)
+      if (blkmc_rb_canon((struct rb_root *)((char *)r + r->roots[i])) < 0)
+        blkmc_harness_error("an rb-tree of more than 1024 nodes");
+  r->roots_dirty = 0;
 #ifdef BLKMC_WALK_DEADLINE
   blkmc_dd_canon(r);
 #endif
