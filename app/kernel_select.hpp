@@ -26,12 +26,18 @@ struct KernelChoice {
 };
 
 // The family's kernel-code model with k's code loaded and compiled (throws
-// UsageError: no such tree, a file that does not compile, ...).
-KernelChoice choose_kernel(const std::string& family, const KernelArgs& k);
+// UsageError: no such tree, a file that does not compile, ...); `model`
+// picks the kernel-code model (default), the conform model or the pair
+// model of the family.
+enum class KernelUse { Check, Conform, Pair };
+KernelChoice choose_kernel(const std::string& family, const KernelArgs& k, KernelUse use = KernelUse::Check);
 
 // The model a trace runs on: its hand model, or for a trace of kernel code
 // the kernel-code model with that code loaded, from k when given (whose
 // code must be the trace's) or else from the cache. Throws UsageError.
 const ModelHandle& model_for_trace(const Trace& t, const KernelArgs& k);
+// After model_for_trace: a trace of two sources names the first by its
+// number in this process (the parameter `before`), set again from its hash.
+void fix_trace_sources(Trace& t);
 
 }  // namespace blkmc

@@ -86,6 +86,13 @@ const ModelHandle& find_model(const std::string& name);  // throws UsageError
 // its variants are the sources loaded (app/kernel_select.hpp). Throws
 // UsageError for a family without the harness.
 const ModelHandle& kernel_model(const std::string& family);
+// The family's hand model and kernel-code model explored together
+// (blkmc conform; model/sched/kernel/conform_model.hpp): variants the loaded
+// sources, the parameter `hand` the hand model's variant.
+const ModelHandle& conform_model(const std::string& family);
+// Two sources of the family's code explored together (compare --kernel A
+// --after-kernel B): variants the sources, the parameter `before` the first.
+const ModelHandle& pair_model(const std::string& family);
 
 // The names of the models for which pred holds (all when pred is empty), as
 // "a, b, c" (for help texts and messages).

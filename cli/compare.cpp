@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "app/report.hpp"
+#include "counterexamples/trace.hpp"
+#include "explorer/limits.hpp"
 #include "common/errors.hpp"
 
 namespace blkmc {
@@ -15,7 +17,7 @@ std::string prop_file_name(std::string prop) {
 }
 
 int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
-                     bool as_json) {
+                     bool as_json, const std::vector<std::pair<std::string, nlohmann::json>>& extra) {
   int changed = 0, regressions = 0, values_changed = 0, undecided = 0;
   nlohmann::json rows = nlohmann::json::array();
   if (!as_json)
@@ -81,27 +83,76 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
       std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,
                                note);
   }
-  if (as_json)
-    std::cout << nlohmann::json{{"model", a.model},
-                                {"params", a.params},
-                                {"before", a.variant},
-                                {"after", b.variant},
-                                {"properties", rows},
-                                {"changed", changed},
-                                {"values_changed", values_changed},
-                                {"regressions", regressions},
-                                {"undecided", undecided}}
-                     .dump(2)
-              << '\n';
-  else
+  if (as_json) {
+    nlohmann::json j{{"model", a.model},
+                     {"params", a.params},
+                     {"before", a.variant},
+                     {"after", b.variant},
+                     {"properties", rows},
+                     {"changed", changed},
+                     {"values_changed", values_changed},
+                     {"regressions", regressions},
+                     {"undecided", undecided}};
+    for (const auto& [k, v] : extra) j[k] = v;
+    std::cout << j.dump(2) << '\n';
+  } else {
     std::cout << fmt::format(
         "  {} verdict(s) changed{}{} ({} states before, {} after)\n", changed,
         values_changed ? fmt::format(", {} maximum(s) changed", values_changed) : std::string(),
         undecided ? fmt::format(", {} undecided (a search stopped at a limit)", undecided) : std::string(),
         a.stats.states, b.stats.states);
+    for (const auto& [k, v] : extra)
+      if (v.is_string()) std::cout << "  " << v.get<std::string>() << '\n';
+  }
   // A regression is an answer; otherwise a property left open makes the
   // comparison incomplete.
   return regressions ? kExitViolated : undecided ? kExitIncomplete : kExitHolds;
+}
+
+int run_compare_kernels(const std::string& model, const KernelArgs& before, const KernelArgs& after,
+                        const std::vector<std::string>& params, const std::vector<std::string>& props,
+                        double seconds, std::uint64_t max_states, const std::string& trace_out, bool as_json) {
+  if (!before.given() || !after.given())
+    throw UsageError("compare: the code before (--kernel or --source) and after (--after-kernel or --after-source)");
+  if (!after.version.empty()) throw UsageError("compare: --kernel-version is for the --source before the patch");
+  const KernelChoice ka = choose_kernel(model, before), kb = choose_kernel(model, after);
+  if (ka.variant == kb.variant)
+    throw UsageError(fmt::format("compare: before and after are the same code ({})", ka.variant));
+  SearchOptions opt;
+  opt.bfs = true;
+  opt.threads = default_threads();
+  opt.progress = false;
+  opt.limits.seconds = seconds;
+  opt.limits.max_states = max_states;
+  opt.limits.memory_bytes = default_memory_limit();
+  opt.reduce = ReduceOptions::all();
+  const Params p = resolve_params(ka.model->info(), params);
+  const CheckOutcome a = ka.model->check(ka.variant, p, props, opt);
+  const CheckOutcome b = kb.model->check(kb.variant, p, props, opt);
+  // Where the two first dispatch differently: both sources explored together.
+  const ModelHandle& pm = pair_model(model);
+  std::vector<std::string> pp = params;
+  pp.push_back("before=" + ka.variant);
+  const CheckOutcome d = pm.check(kb.variant, resolve_params(pm.info(), pp), {"conforms"}, opt);
+  std::vector<std::pair<std::string, nlohmann::json>> extra;
+  const auto& c = d.props.at(0);
+  if (c.verdict == Verdict::Holds) {
+    extra.push_back({"divergence", fmt::format("the two sources dispatch alike on every interleaving ({} states)",
+                                               d.stats.states)});
+  } else if (c.trace) {
+    std::string line = fmt::format("first divergence after {} steps: {}", c.trace->steps.size() - 1,
+                                   c.trace->steps.back().text);
+    if (!trace_out.empty()) {
+      const std::string path = trace_out + "-divergence.json";
+      write_trace_file(*c.trace, path);
+      line += " (trace: " + path + ")";
+    }
+    extra.push_back({"divergence", line});
+  } else {
+    extra.push_back({"divergence", fmt::format("undecided: the joint search stopped at a limit ({} states)",
+                                               d.stats.states)});
+  }
+  return print_comparison(a, b, trace_out, as_json, extra);
 }
 
 }  // namespace blkmc

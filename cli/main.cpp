@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/compare.hpp"
+#include "cli/conform.hpp"
 #include "cli/device.hpp"
 #include "cli/entry.hpp"
 #include "cli/diff.hpp"
@@ -258,8 +259,10 @@ int blkmc::blkmc_main(int argc, char** argv) {
                 "state after each step, and for scheduler traces a dispatch timeline");
   reportc->add_option("trace", trace_file, "trace JSON file")->required();
   reportc->add_option("-o,--output", report_out, "the HTML file to write")->required();
+  add_kernel_options(reportc, kargs, "a trace of kernel code: that code (default: the compiled object in the cache)");
   auto* replay = app.add_subcommand("replay", "re-execute a counterexample trace in its model");
   replay->add_option("trace", trace_file, "trace JSON file")->required();
+  add_kernel_options(replay, kargs, "a trace of kernel code: that code (default: the compiled object in the cache)");
   replay->add_flag("--quiet,-q", quiet, "only the verdict line");
   bool msc = false;
   replay->add_flag("--msc", msc, "print the steps as a message-sequence chart, one column per actor");
@@ -268,8 +271,12 @@ int blkmc::blkmc_main(int argc, char** argv) {
   auto* compare = app.add_subcommand(
       "compare", "regression-check a patch: the same properties on two variants, what changed");
   compare->add_option("model", model, "model name")->required();
-  compare->add_option("--before", before, "variant before the patch")->required();
-  compare->add_option("--after", after, "variant after the patch")->required();
+  compare->add_option("--before", before, "variant before the patch");
+  compare->add_option("--after", after, "variant after the patch");
+  KernelArgs after_code;
+  add_kernel_options(compare, kargs, "the code before the patch");
+  compare->add_option("--after-kernel", after_code.kernel, "the code after the patch: a tree, tarball or debian:X.Y");
+  compare->add_option("--after-source", after_code.source, "the code after the patch: a scheduler FILE.c");
   compare->add_option("--param,-p", params, kParamHelp);
   compare->add_option("--workload", workload_opt, kWorkloadHelp);
   compare->add_option("--prop", props,
@@ -281,6 +288,24 @@ int blkmc::blkmc_main(int argc, char** argv) {
   compare->add_option("--trace-out", trace_out,
                       "write the counterexample of each verdict that changed (prefix)");
   compare->add_flag("--json", as_json, "print the comparison as JSON");
+
+  ConformArgs conform_args;
+  auto* conformc = app.add_subcommand(
+      "conform", "hold blkmc's model against the kernel's own code: both explored together over every "
+                 "interleaving of a workload, the same dispatch at every step, or the first departure");
+  conformc->add_option("model", conform_args.model, "model name (deadline)")->required();
+  conformc->add_option("--variant,-v", conform_args.variant, "the model's variant")->required();
+  add_kernel_options(conformc, conform_args.code);
+  conformc->add_option("--param,-p", conform_args.params, kParamHelp);
+  conformc->add_option("--workload", workload_opt, kWorkloadHelp);
+  conformc->add_option("--trace-out", conform_args.trace_out, "write the first departure's trace here");
+  conformc->add_option("--report", conform_args.report_out, "write the first departure as an HTML page here");
+  conformc->add_option("--time", conform_args.seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
+  conformc->add_option("--max-states", conform_args.max_states, "stop after this many states")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+  conformc->add_option("--threads", conform_args.threads, "workers (default: every core)")->check(CLI::Range(1u, 1024u));
+  conformc->add_flag("--json", conform_args.as_json, "print the outcome as JSON");
+  conformc->add_flag("--quiet,-q", conform_args.quiet, "no progress lines on stderr");
 
   std::string diff_from, diff_to, diff_function;
   auto* diffc = app.add_subcommand(
@@ -334,7 +359,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
       "run one schedule (seeded random, or the first enabled step) and print per-process "
       "throughput, latency percentiles and the dispatch order");
   sim->add_option("model", model, "model name")->required();
-  sim->add_option("--variant,-v", variant, "variant")->required();
+  sim->add_option("--variant,-v", variant, "variant (or the kernel's code: --kernel / --source)");
+  add_kernel_options(sim, kargs, "the code to run");
   sim->add_option("--param,-p", params, kParamHelp);
   sim->add_option("--workload", workload_opt, kWorkloadHelp);
   sim->add_option("--report", report_out,
@@ -461,6 +487,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
     if (dev_run->parsed()) take_source(dev.source, workload_opt, "device run");
     else if (exportc->parsed()) take_source(export_source, workload_opt, "export");
     else if (diffc->parsed()) add_workload_param(workload_opt, diff_reach.params);
+    else if (conformc->parsed()) add_workload_param(workload_opt, conform_args.params);
     else add_workload_param(workload_opt, params);
     if (list->parsed()) {
       print_list(list_json);
@@ -471,11 +498,12 @@ int blkmc::blkmc_main(int argc, char** argv) {
       std::optional<Trace> from;
       const ModelHandle* chosen = nullptr;
       if (!from_trace.empty()) {
-        const Trace& t = *(from = read_trace_file(from_trace));
+        Trace& t = *(from = read_trace_file(from_trace));
         if (!model.empty() && model != t.model)
           throw UsageError(fmt::format("--from-trace: the trace is for model {}, not {}", t.model, model));
         model = t.model;
         chosen = &model_for_trace(t, kargs);
+        fix_trace_sources(t);
         if (variant.empty()) variant = t.variant;
         if (props.empty()) props = {t.property};
         if (!bfs && !dfs) dfs = t.search == "dfs";
@@ -588,9 +616,16 @@ int blkmc::blkmc_main(int argc, char** argv) {
       if (!write_errors.empty()) return kExitUsage;
       return exit_code(o);
     }
+    if (conformc->parsed()) {
+      conform_args.command = command_line(argc, argv);
+      require_parent_dir("--trace-out", conform_args.trace_out);
+      require_parent_dir("--report", conform_args.report_out);
+      return run_conform(conform_args);
+    }
     if (reportc->parsed()) {
-      const Trace t = read_trace_file(trace_file);
-      const ModelHandle& mh = find_model(t.model);
+      Trace t = read_trace_file(trace_file);
+      const ModelHandle& mh = model_for_trace(t, kargs);
+      fix_trace_sources(t);
       const std::string cmd = fmt::format("blkmc replay {0}\nblkmc check --from-trace {0}", shell_quote(trace_file));
       require_parent_dir("report", report_out);
       write_text_file(trace_report_html(mh, t, cmd), report_out, "report");
@@ -598,8 +633,9 @@ int blkmc::blkmc_main(int argc, char** argv) {
       return kExitHolds;
     }
     if (replay->parsed()) {
-      const Trace t = read_trace_file(trace_file);
-      const ModelHandle& mh = find_model(t.model);
+      Trace t = read_trace_file(trace_file);
+      const ModelHandle& mh = model_for_trace(t, kargs);
+      fix_trace_sources(t);
       const ReplayResult r = mh.replay(t);
       if (!quiet) {
         std::cout << fmt::format("{} --variant {} ({}), property {}: {} steps\n", t.model,
@@ -621,6 +657,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
       return r.reproduced ? kExitHolds : kExitReplayMismatch;
     }
     if (compare->parsed()) {
+      if (kargs.given() || after_code.given())
+        return run_compare_kernels(model, kargs, after_code, params, props, seconds, max_states, trace_out, as_json);
+      if (before.empty() || after.empty())
+        throw UsageError("compare: --before and --after (variants), or --kernel/--source and "
+                         "--after-kernel/--after-source (code)");
       const ModelHandle& mh = find_model(model);
       SearchOptions opt;
       opt.bfs = true;
@@ -641,7 +682,15 @@ int blkmc::blkmc_main(int argc, char** argv) {
     }
     if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json, diff_reach);
     if (sim->parsed()) {
-      const ModelHandle& mh = find_model(model);
+      const ModelHandle* chosen = &find_model(model);
+      if (kargs.given()) {
+        if (!variant.empty()) throw UsageError("simulate: --variant or the kernel's code (--kernel / --source), not both");
+        const KernelChoice kc = choose_kernel(model, kargs);
+        chosen = kc.model;
+        variant = kc.variant;
+      }
+      if (variant.empty()) throw UsageError("simulate: --variant (or --kernel / --source) is required");
+      const ModelHandle& mh = *chosen;
       sim_opt.random = !sim_first;
       sim_opt.progress = !quiet;
       if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;

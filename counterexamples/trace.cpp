@@ -141,8 +141,10 @@ Trace trace_from_json(const json& j) {
     if (!src.is_object()) throw UsageError("malformed trace: 'source' is not an object");
     for (const char* k : {"kind", "file", "version", "sha256", "name"}) str_field(src, k, "source");
     const std::string kind = src.at("kind").get<std::string>();
-    if (kind != "kernel" && kind != "conform")
-      throw UsageError(fmt::format("malformed trace: source.kind '{}' is neither kernel nor conform", kind));
+    if (kind != "kernel" && kind != "conform" && kind != "pair")
+      throw UsageError(fmt::format("malformed trace: source.kind '{}' is not kernel, conform or pair", kind));
+    if (kind == "pair" && !src.contains("before"))
+      throw UsageError("malformed trace: a pair trace's source has no 'before'");
     const std::string sha = src.at("sha256").get<std::string>();
     if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
       throw UsageError("malformed trace: source.sha256 is not a SHA-256 in hex");

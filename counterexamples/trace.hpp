@@ -48,8 +48,9 @@ struct Trace {
   };
   std::map<std::string, ParamFile> param_files;
   // A trace of the kernel's own code (model/sched/kernel/): the code it was
-  // made on, {"kind": "kernel"|"conform", "file", "version", "sha256",
-  // "name"}; it replays on that code only (null: a hand model's trace).
+  // made on, {"kind": "kernel"|"conform"|"pair", "file", "version",
+  // "sha256", "name"} (a pair's "before" names the other source); it
+  // replays on that code only (null: a hand model's trace).
   nlohmann::json source;
 };
 

@@ -68,6 +68,10 @@ const std::vector<VariantInfo>& DeadlineScheduler::variants() {
        "inserted "
        "twice (e2c7275dc0fe)",
        "block-layer.md E; commits 322cff70d46c, 725f22a1477c, e2c7275dc0fe"},
+      {"v6.1", "v6.1",
+       "mq-deadline of 6.1: prio-5.16's per-priority dispatch lists and next_rq, with an at-head insert "
+       "stamping fifo_time (725f22a1477c) and a request counted once per life (e2c7275dc0fe)",
+       "Debian's linux-source-6.1 (6.1.192): blkmc conform holds it against that file"},
   };
   return v;
 }
@@ -80,7 +84,7 @@ std::vector<ParamInfo> DeadlineScheduler::params() {
       {"write_expire", 20, 0, 60, "write deadline in ticks (kernel: 5*HZ)"},
       {"prio_aging_expire", 40, 0, 60,
        "ticks after which lower-priority requests are dispatched anyway (kernel: 10*HZ)"},
-      {"shadow", -1, -1, 3,
+      {"shadow", -1, -1, 4,
        "with same-choice: compare every dispatch choice with what this variant index would "
        "choose on the same state (-1: off)"},
   };
@@ -107,7 +111,7 @@ DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable
       write_expire_(p.at("write_expire")),
       prio_aging_expire_(p.at("prio_aging_expire")),
       shadow_(p.at("shadow")) {
-  if (variant < V6_18 || variant > Prio5_16) throw UsageError("deadline: bad variant index");
+  if (variant < V6_18 || variant > V6_1) throw UsageError("deadline: bad variant index");
   age_cap_ = std::max({read_expire_, write_expire_, prio_aging_expire_, 1});
 }
 
@@ -250,26 +254,28 @@ int DeadlineScheduler::dispatch_list_head(const SchedState& s, int prio) const {
 void DeadlineScheduler::dd_insert_request(SchedState& s, int rq, bool at_head, bool requeue,
                                           Why* why) const {
   const int prio = t_.prio(rq), dir = t_.dir(rq);
-  // Statistics: 6.18 counts a request once per life (rq->elv.priv[0]);
-  // 5.14 and 5.16 on every insert, so a requeued request counts twice.
-  if (variant_ == V6_18 || variant_ == HeadRequest) {
+  // Statistics: 6.1 and 6.18 count a request once per life
+  // (rq->elv.priv[0]); 5.14 and 5.16 on every insert, so a requeued request
+  // counts twice.
+  if (counts_once()) {
     if (!t_.flag(s, rq, kInserted)) add_queued(s, prio, 1);
   } else {
     add_queued(s, prio, 1);
   }
   t_.set_flag(s, rq, kInserted, true);
-  // Requeues go back at head in 6.18 (blk_mq_requeue_work), at tail before.
-  const bool head = at_head || (requeue && (variant_ == V6_18 || variant_ == HeadRequest));
+  // Requeues go back at head (blk_mq_requeue_work).
+  const bool head = at_head || requeue;
   t_.set_age(s, rq, 0);
   t_.set_flag(s, rq, kNoFifoTime, false);
   if (head) {
     t_.set_status(s, rq, St::SchedHead);
     // 322cff70d46c reads fifo_time of dispatch-list requests but never sets
-    // it there (725f22a1477c adds rq->fifo_time = jiffies).
-    if (variant_ == Prio5_16) t_.set_flag(s, rq, kNoFifoTime, true);
+    // it there (725f22a1477c adds rq->fifo_time = jiffies): a request first
+    // inserted at head has none; a requeued one keeps its first insert's.
+    const bool unset = variant_ == Prio5_16 && !requeue;
+    if (unset) t_.set_flag(s, rq, kNoFifoTime, true);
     say(why, "dd_insert_request: {} at head of the {}dispatch list{}", RqName{&t_, rq},
-        uses_next_rq() ? kPrio[prio] + std::string(" ") : std::string(),
-        variant_ == Prio5_16 ? " (fifo_time left unset)" : "");
+        uses_next_rq() ? kPrio[prio] + std::string(" ") : std::string(), unset ? " (fifo_time left unset)" : "");
   } else {
     t_.set_status(s, rq, St::Sched);
     say(why,
@@ -279,8 +285,7 @@ void DeadlineScheduler::dd_insert_request(SchedState& s, int rq, bool at_head, b
   }
   if (why)
     say(why, "dd_queued({}) = {}{}", kPrio[prio], queued_text(s, prio),
-        requeue && variant_ != V6_18 && variant_ != HeadRequest
-            ? " (counted again: a requeued request is inserted twice)"
+        requeue && !counts_once() ? " (counted again: a requeued request is inserted twice)"
             : "");
 }
 

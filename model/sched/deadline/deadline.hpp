@@ -32,12 +32,20 @@
 //                 insert never sets (fixed by 725f22a1477c); completions
 //                 counted only for inserted requests (b6d2b054e8ba), but a
 //                 requeue still counts inserted twice (fixed by e2c7275dc0fe).
+//   v6.1          6.1 (Debian's 6.1.192): prio-5.16 with both fixes, an
+//                 at-head insert stamps fifo_time = jiffies and a request is
+//                 counted once per life (rq->elv.priv[0]); blkmc conform holds
+//                 it against the kernel's own 6.1 file on every interleaving.
 //
 // Abstractions: time in ticks, ages relative and saturating at
 // max(read_expire, write_expire, prio_aging_expire); no merging (the real-
 // device runs use nomerges=2), no zoned-device write locking, no async_depth
-// (dd_limit_depth); a requeue re-inserts at once (blk_mq_requeue_work): at
-// head in 6.18, at tail before (no RQF_SOFTBARRIER); an unset fifo_time
+// (dd_limit_depth); a requeue re-inserts at once (blk_mq_requeue_work), at
+// head in every variant (blk_mq_requeue_request has asked for the head,
+// RQF_SOFTBARRIER before 6.5, BLK_MQ_INSERT_AT_HEAD since: blkmc conform
+// found the tail of earlier versions of this model wrong against 6.1's
+// code); a requeued request keeps the fifo_time of its first insert where
+// an at-head insert sets none (prio-5.14, prio-5.16); an unset fifo_time
 // (prio-5.16) stands for the value 0 during the first five minutes after boot
 // (INITIAL_JIFFIES), i.e. a start time in the future for as long as the
 // model runs.
@@ -49,7 +57,7 @@ namespace blkmc::sched {
 
 class DeadlineScheduler {
  public:
-  enum Variant : int { V6_18, HeadRequest, Prio5_14, Prio5_16 };
+  enum Variant : int { V6_18, HeadRequest, Prio5_14, Prio5_16, V6_1 };
 
   static const std::vector<VariantInfo>& variants();
   static std::vector<ParamInfo> params();
@@ -109,7 +117,9 @@ class DeadlineScheduler {
   int dd_queued(const SchedState& s, int prio) const { return queued_.get(s, prio); }
   // shadow=V: a dispatch choice differed from V's.
   bool differed(const SchedState& s) const { return shadow_ >= 0 && differed_.test(s); }
-  bool uses_next_rq() const { return variant_ == Prio5_14 || variant_ == Prio5_16; }
+  bool uses_next_rq() const { return variant_ == Prio5_14 || variant_ == Prio5_16 || variant_ == V6_1; }
+  // A request counted once per life (rq->elv.priv[0]), not per insert.
+  bool counts_once() const { return variant_ == V6_18 || variant_ == HeadRequest || variant_ == V6_1; }
 
   // --- the kernel's helpers, on the model's state ---
   // First request of (prio, dir) with sector >= pos (deadline_from_pos).
