@@ -15,8 +15,10 @@
 #include <fmt/ranges.h>
 
 #include "cli/prove.hpp"
+#include "app/kernel_select.hpp"
 #include "app/report.hpp"
 #include "app/registry.hpp"
+#include "model/sched/kernel/kernel_source.hpp"
 #include "counterexamples/trace.hpp"
 #include "props/diff.hpp"
 
@@ -38,6 +40,11 @@ struct Group {
   std::string model, variant, display;  // display: the non-default parameters
   Params params;
   std::vector<Expect> expects;
+  // Rows on the kernel's own code (VARIANT @WHERE, conform rows): the
+  // model that runs it, and why the row is skipped ("": it runs).
+  const ModelHandle* handle = nullptr;
+  std::string skip;
+  std::string shown;  // the variant as the row wrote it (@WHERE)
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -167,6 +174,7 @@ struct Suite {
   std::vector<ProveRow> proofs;
   std::vector<std::pair<std::string, int>> replays;
   std::vector<std::string> expanded;
+  std::vector<std::string> skipped;  // rows on kernel code that is not here, with why
   int lines = 0, files = 0;
 };
 
@@ -182,15 +190,33 @@ struct RawRow {
 // How many words after KIND name the run; -1 for an unknown KIND.
 int run_words(const std::string& kind) {
   if (kind == "check" || kind == "prove" || kind == "diff") return 3;
-  if (kind == "simulate") return 4;
+  if (kind == "simulate" || kind == "conform") return 4;
   if (kind == "replay") return 0;
   return -1;
 }
 
 const char* const kGrammar =
-    "expected 'check MODEL VARIANT PARAMS PROPERTY EXPECTED...', 'simulate MODEL VARIANT PARAMS "
-    "RUN FIGURE VALUE...', 'diff MODEL FROM TO FUNCTION equivalent|differ[:N]...', 'prove MODEL "
-    "VARIANT PARAMS PROPERTY proved|violated|incomplete...' or 'replay FILE...'";
+    "expected 'check MODEL VARIANT|@CODE PARAMS PROPERTY EXPECTED...', 'conform MODEL VARIANT @CODE PARAMS "
+    "PROPERTY EXPECTED...', 'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE...', 'diff MODEL FROM TO FUNCTION "
+    "equivalent|differ[:N]...', 'prove MODEL VARIANT PARAMS PROPERTY proved|violated|incomplete...' or 'replay "
+    "FILE...'";
+
+// VARIANT @CODE: the kernel's own code (a tree, a linux-source tarball,
+// debian:X.Y or a .c file), compiled once the row is read. A Debian
+// package that is not installed skips the row (skip says why).
+struct CodeRef {
+  const ModelHandle* model = nullptr;
+  std::string variant, skip;
+};
+CodeRef code_ref(const std::string& model, const std::string& code, KernelUse use) {
+  const std::string where = code.substr(1);
+  if (where.rfind("debian:", 0) == 0 && !kernel::debian_installed(where))
+    return {nullptr, "", fmt::format("skipped: linux-source-{} is not installed", where.substr(7))};
+  KernelArgs k;
+  (where.size() > 2 && where.compare(where.size() - 2, 2, ".c") == 0 ? k.source : k.kernel) = where;
+  const KernelChoice kc = choose_kernel(model, k, use);
+  return {kc.model, kc.variant, ""};
+}
 
 // Runs f; a UsageError it throws comes back prefixed with FILE:LINE.
 template <class F>
@@ -244,25 +270,48 @@ void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
     return;
   }
   const std::string& model = r.run[0];
-  if (r.kind == "check") {
-    const ModelHandle& mh = at(name, r.line, [&]() -> const ModelHandle& { return lookup(model); });
+  if (r.kind == "check" || r.kind == "conform") {
+    // conform MODEL VARIANT @CODE PARAMS: the conform model, hand=VARIANT.
+    const bool conform = r.kind == "conform";
+    const std::string& shown = conform ? r.run[2] : r.run[1];
+    const std::string& ptext = conform ? r.run[3] : r.run[2];
+    if (conform && shown.rfind("@", 0) != 0)
+      throw UsageError(fmt::format("{}:{}: a conform row names the kernel's code as @CODE after the variant", name,
+                                   r.line));
+    CodeRef code;
+    if (shown.rfind("@", 0) == 0)
+      code = at(name, r.line, [&] { return code_ref(model, shown, conform ? KernelUse::Conform : KernelUse::Check); });
+    if (!code.skip.empty()) {
+      for (std::size_t i = 0; i < r.rest.size(); i += 2) s.skipped.push_back(fmt::format("{}:{}: {} {} {} {} {}",
+          name, r.rest[i].second, r.kind, model, conform ? r.run[1] + " " + shown : shown, r.rest[i].first, code.skip));
+      return;
+    }
+    const ModelHandle& mh =
+        code.model ? *code.model : *at(name, r.line, [&]() { return &lookup(model); });
     const ModelInfo& info = mh.info();
-    const Params p = at(name, r.line, [&] { return params_of(info, r.run[2]); });
-    if (!info.variants.empty()) at(name, r.line, [&] { return find_variant_index(info, r.run[1]); });
+    const std::string variant = code.model ? code.variant : r.run[1];
+    std::string text = ptext;
+    if (conform) text = (text == "-" ? "" : text + ",") + "hand=" + r.run[1];
+    const Params p = at(name, r.line, [&] { return params_of(info, text); });
+    if (!info.variants.empty()) at(name, r.line, [&] { return find_variant_index(info, variant); });
     Group* g = nullptr;
     for (auto& x : s.groups)
-      if (x.model == model && x.variant == r.run[1] && x.params == p) g = &x;
+      if (x.model == model && x.variant == variant && x.params == p && x.handle == code.model) g = &x;
     if (!g) {
-      s.groups.push_back({model, r.run[1], display_params(info.params, p), p, {}});
+      s.groups.push_back({model, variant, display_params(info.params, p), p, {}, code.model, "", shown});
       g = &s.groups.back();
     }
     for (std::size_t i = 0; i < r.rest.size(); i += 2) {
       const auto& [prop, ln] = r.rest[i];
-      const std::string& text = r.rest[i + 1].first;
-      g->expects.push_back(
-          at(name, ln, [&] { return parse_expect(lookup, name, ln, model, prop, text); }));
-      s.expanded.push_back(fmt::format("check {} {} {} {} {}", model, r.run[1],
-                                       canonical_params(info.params, p), prop, text));
+      const std::string& etext = r.rest[i + 1].first;
+      g->expects.push_back(at(name, ln, [&] {
+        return parse_expect([&](const std::string&) -> const ModelHandle& { return mh; }, name, ln, model, prop,
+                            etext);
+      }));
+      s.expanded.push_back(conform ? fmt::format("conform {} {} {} {} {} {}", model, r.run[1], shown,
+                                                 canonical_params(info.params, p), prop, etext)
+                                   : fmt::format("check {} {} {} {} {}", model, shown,
+                                                 canonical_params(info.params, p), prop, etext));
     }
   } else if (r.kind == "simulate") {
     const ModelInfo& info =
@@ -387,7 +436,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     std::string ranks_differ;    // under mpirun: one process finds exactly the same
     std::optional<CheckOutcome> full;
     try {
-      const ModelHandle& mh = lookup(g.model);
+      const ModelHandle& mh = g.handle ? *g.handle : lookup(g.model);
       const bool spread = how.cluster && std::all_of(props.begin(), props.end(), [&](const std::string& p) {
         const PropKind k = mh.info().props.at(std::size_t(parse_prop_spec(mh.info(), p).index)).kind;
         return k != PropKind::Progress && k != PropKind::Starvation;
@@ -414,7 +463,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       // A run that cannot be made fails its rows, as in the other row
       // kinds; the rows already run keep their results.
       for (const Expect& e : g.expects) {
-        table.push_back({g.model, g.variant, g.display, e.prop,
+        table.push_back({g.model, g.shown, g.display, e.prop,
                          e.value ? std::to_string(*e.value) : to_string(e.verdict), ex.what(), "-", "-",
                          "-", false});
         ++failures;
@@ -459,7 +508,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       failures += !ok;
       ++rows;
       const auto& tr = pr.trace;
-      table.push_back({g.model, g.variant, g.display, e.prop, expected, found,
+      table.push_back({g.model, g.shown, g.display, e.prop, expected, found,
                        full ? fmt::format("{}/{}", o.stats.states, full->stats.states)
                             : std::to_string(o.stats.states),
                        fmt::format("{:.3f}", o.stats.seconds),
@@ -584,8 +633,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     std::string found;
     bool ok = false;
     try {
-      const Trace t = read_trace_file(file);
-      const ReplayResult r = lookup(t.model).replay(t);
+      Trace t = read_trace_file(file);
+      const ModelHandle& mh = t.source.is_null() ? lookup(t.model) : model_for_trace(t, {});
+      fix_trace_sources(t);
+      const ReplayResult r = mh.replay(t);
       ok = r.reproduced;
       found = r.reproduced ? fmt::format("reproduces {} ({} steps)", t.property, t.steps.size())
                            : "does not reproduce";
@@ -596,9 +647,11 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     if (!markdown)
       std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
   }
-  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed ({} lines in {} file{})\n", name,
-                           rows, rows - failures, failures, s.lines, s.files,
-                           s.files == 1 ? "" : "s");
+  for (const auto& sk : s.skipped) std::cout << sk << '\n';
+  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed{} ({} lines in {} file{})\n", name,
+                           rows, rows - failures, failures,
+                           s.skipped.empty() ? std::string() : fmt::format(", {} skipped", s.skipped.size()),
+                           s.lines, s.files, s.files == 1 ? "" : "s");
   if (how.cluster)
     std::cout << fmt::format("{} check runs searched over {} ranks and again in one process\n", spread_runs,
                              how.cluster->size());

@@ -20,8 +20,9 @@ inline std::uint64_t mix64(std::uint64_t x) {
 // memory in the state) are hashed 32 bytes at a time in four independent
 // lanes, whose multiplies overlap; the rest word by word into the first.
 inline constexpr std::size_t kLanesFrom = 512;
-inline std::size_t hash_lanes(const std::uint8_t* p, std::size_t n, std::uint64_t& h) {
-  if (n < kLanesFrom) return 0;
+// (Not inlined: callers with small states never reach it, and the compiler
+// need not reason about reads past them.)
+[[gnu::noinline]] inline std::size_t hash_lanes(const std::uint8_t* p, std::size_t n, std::uint64_t& h) {
   std::uint64_t l[4] = {h, h ^ 0x632be59bd9b4e019ULL, h ^ 0x8cb92ba72f3d8dd7ULL, h ^ 0x1d8e4e27c47d124fULL};
   const std::size_t blocks = n / 32 * 32;
   for (std::size_t i = 0; i < blocks; i += 32)
@@ -39,7 +40,7 @@ inline std::size_t hash_lanes(const std::uint8_t* p, std::size_t n, std::uint64_
 // buffers whose padding is zero (ByteState) or use hash_bytes_exact.
 inline std::uint64_t hash_padded(const std::uint8_t* p, std::size_t n) {
   std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-  for (std::size_t i = hash_lanes(p, n, h); i < n; i += 8) {
+  for (std::size_t i = n >= kLanesFrom ? hash_lanes(p, n, h) : 0; i < n; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
     h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
@@ -51,7 +52,7 @@ inline std::uint64_t hash_padded(const std::uint8_t* p, std::size_t n) {
 inline std::uint64_t hash_bytes_exact(const std::uint8_t* p, std::size_t n) {
   std::uint8_t buf[8];
   std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-  for (std::size_t i = hash_lanes(p, n, h); i < n; i += 8) {
+  for (std::size_t i = n >= kLanesFrom ? hash_lanes(p, n, h) : 0; i < n; i += 8) {
     std::uint64_t w;
     if (i + 8 <= n) {
       std::memcpy(&w, p + i, 8);

@@ -383,7 +383,7 @@ TEST_CASE("deadline: initial state, layout and constructor checks") {
   CHECK(m.state_bytes() == 54 * 3 + 6 + 2 + 3 + 12 + 1);
   CHECK_FALSE(m.finished(s));
   for (std::size_t i = m.state_bytes(); i < State::capacity; ++i) CHECK(s.b[i] == 0);
-  CHECK_THROWS_AS(DM(4, params({})), UsageError);
+  CHECK_THROWS_AS(DM(5, params({})), UsageError);
   CHECK_THROWS_AS(DM(-1, params({})), UsageError);
   CHECK_THROWS_AS(NoneModel(1, none_params()), UsageError);
   // Requeue budget and process delays start in the initial state.
@@ -512,11 +512,11 @@ TEST_CASE("deadline: COMPLETE in any order among the requests in service") {
 }
 
 TEST_CASE(
-    "deadline: REQUEUE reinserts: at head and counted once in 6.18, at tail and counted twice "
-    "before") {
+    "deadline: REQUEUE reinserts at head (blk_mq_requeue_request), counted once in 6.1 and 6.18, "
+    "twice in 5.14 and 5.16") {
   const char* text = "device depth=1 requeue=1\nproc a reqs=1,2\n";
-  for (int v :
-       {DeadlineScheduler::V6_18, DeadlineScheduler::Prio5_14, DeadlineScheduler::Prio5_16}) {
+  for (int v : {DeadlineScheduler::V6_18, DeadlineScheduler::V6_1, DeadlineScheduler::Prio5_14,
+                DeadlineScheduler::Prio5_16}) {
     INFO("variant " << v);
     const DM m(v, params({}), wl(text));
     State s = run_all(m, m.initial(), {step(0, DM::SUBMIT, 0), step(0, DM::SUBMIT, 1)});
@@ -525,12 +525,12 @@ TEST_CASE(
     s = run(m, s, step(m.device(), DM::REQUEUE, 0));
     CHECK(m.requeues_left(s) == 0);
     CHECK_FALSE(enabled(m, s, m.device(), DM::REQUEUE));
-    if (v == DeadlineScheduler::V6_18) {
-      CHECK(m.rqs().status(s, 0) == St::SchedHead);
+    CHECK(m.rqs().status(s, 0) == St::SchedHead);
+    CHECK_FALSE(m.rqs().flag(s, 0, kNoFifoTime));  // a requeued request keeps its first fifo_time
+    if (v == DeadlineScheduler::V6_18 || v == DeadlineScheduler::V6_1) {
       CHECK(m.sched().dd_queued(s, BE) == 2);
       CHECK(m.sched().accounting_ok(s));
     } else {
-      CHECK(m.rqs().status(s, 0) == St::Sched);
       CHECK(m.sched().dd_queued(s, BE) == 3);
       CHECK_FALSE(m.sched().accounting_ok(s));
       CHECK(m.violates(DM::Conservation, s));

@@ -65,6 +65,7 @@ ConformModel<Hand>::ConformModel(int variant, const Params& p)
   hb_ = hand_.state_bytes();
   kb_ = kern_.state_bytes();
   if (hb_ + kb_ + 1 > State::capacity) throw UsageError("conform: the two states do not fit one");
+  departed_.off = std::uint32_t(hb_ + kb_);
   const auto& kp = kern_.info().props;
   for (std::size_t i = 0; i < kp.size(); ++i)
     if (kp[i].name == "kernel-bug") kbug_ = int(i);
@@ -82,7 +83,7 @@ template <class Hand>
 void ConformModel<Hand>::join(const HState& h, const KState& k, State& s) const {
   std::memcpy(s.b.data(), h.b.data(), hb_);
   std::memcpy(s.b.data() + hb_, k.b.data(), kb_);
-  s.b[hb_ + kb_] = 0;
+  departed_.set(s, 0);
 }
 
 template <class Hand>

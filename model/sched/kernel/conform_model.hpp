@@ -72,7 +72,7 @@ class ConformModel {
 
   const HandModel& hand() const { return hand_; }
   const KernelModel& kernel() const { return kern_; }
-  bool departed(const State& s) const { return s.b[hb_ + kb_] != 0; }
+  bool departed(const State& s) const { return departed_.get(s) != 0; }
   // What differs between the two where the search stands ("": nothing).
   std::string departure(const State& s) const;
 
@@ -86,7 +86,8 @@ class ConformModel {
   HandModel hand_;
   KernelModel kern_;
   std::size_t hb_, kb_;
-  int kbug_ = -1;  // the kernel model's kernel-bug property
+  ByteVar departed_;  // the byte after the two states
+  int kbug_ = -1;     // the kernel model's kernel-bug property
 };
 
 template <class Hand>
@@ -108,7 +109,7 @@ void ConformModel<Hand>::for_each_successor(const State& s, F&& emit) const {
   }
   if (!agree) {
     State d = s;
-    d.b[hb_ + kb_] = 1;
+    departed_.set(d, 1);
     emit(Step{255, kDepart, 0}, std::as_const(d));
     return;
   }

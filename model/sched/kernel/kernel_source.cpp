@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -172,7 +173,19 @@ std::string sha256_hex(const std::string& bytes) {
   return out;
 }
 
+bool debian_installed(const std::string& where) {
+  return where.rfind("debian:", 0) == 0 && fs::exists(fmt::format("/usr/src/linux-source-{}.tar.xz", where.substr(7)));
+}
+
 Source read_source(const std::string& family, const std::string& where_in, bool tree, const std::string& version) {
+  // Tarballs take seconds to read: each once.
+  static std::mutex mu;
+  static std::map<std::string, Source> read;
+  const std::string key = fmt::format("{}\n{}\n{}\n{}", family, where_in, tree, version);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = read.find(key); it != read.end()) return it->second;
+  }
   Source s;
   s.family = family;
   s.file = family_file(family);
@@ -221,6 +234,10 @@ Source read_source(const std::string& family, const std::string& where_in, bool 
   s.sha256 = sha256_hex(s.text);
   s.name = fmt::format("{}@{}", s.version, s.sha256.substr(0, 8));
   if (family == "deadline") deadline_layout(s);
+  if (tree && is_tarball(where)) {
+    std::lock_guard<std::mutex> lock(mu);
+    read[key] = s;
+  }
   return s;
 }
 

@@ -56,6 +56,7 @@ const std::vector<std::string>& source_families();
 // (tree = true, --kernel), or a .c file (tree = false, --source). version:
 // --kernel-version, "" to read it from the tree or the file. Throws
 // UsageError with one line (no such file, version outside the shim's range).
+// A tarball is read once per process (the same WHERE again is remembered).
 Source read_source(const std::string& family, const std::string& where, bool tree,
                    const std::string& version = "");
 
@@ -68,6 +69,9 @@ const Source& source_at(const std::string& family, int variant);  // throws Usag
 // The family's sources as variants; generation() changes when one is added.
 std::vector<VariantInfo> source_variants(const std::string& family);
 unsigned source_generation();
+
+// Whether debian:X.Y names an installed linux-source-X.Y package.
+bool debian_installed(const std::string& where);
 
 // Hex SHA-256 of bytes (OpenSSL's libcrypto).
 std::string sha256_hex(const std::string& bytes);
