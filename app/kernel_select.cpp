@@ -40,19 +40,24 @@ void load_traced(const std::string& family, const nlohmann::json& src, const Ker
   const std::string sha = src.at("sha256").get<std::string>();
   const std::string file = src.at("file").get<std::string>();
   const std::string version = src.at("version").get<std::string>();
+  const std::string name = src.at("name").get<std::string>();
   if (k.given()) {
     kernel::Source s = read_given(family, k);
     if (s.sha256 != sha)
       throw UsageError(fmt::format("the trace was made on {} {} (sha256 {}), not on this code ({}, sha256 {})",
                                    file, version, sha.substr(0, 16), s.origin, s.sha256.substr(0, 16)));
+    if (s.name != name)
+      throw UsageError(fmt::format("the trace was made on this file read as {}, here it reads as {} (give it as "
+                                   "then: a tree's version is its Makefile's, a lone file's --kernel-version)",
+                                   name, s.name));
     kernel::build_source(s);
     kernel::add_source(std::move(s));
     return;
   }
   for (int v = 0; v < kernel::source_count(family); ++v)
-    if (kernel::source_at(family, v).sha256 == sha) return;
+    if (kernel::source_at(family, v).sha256 == sha && kernel::source_at(family, v).name == name) return;
   kernel::Source s;
-  if (!kernel::cached_source(family, sha, s))
+  if (!kernel::cached_source(family, sha, name, s))
     throw UsageError(fmt::format("the trace was made on {} {} (sha256 {}), which this machine has not compiled: "
                                  "give that code with --kernel DIR or --source FILE",
                                  file, version, sha.substr(0, 16)));
@@ -83,9 +88,9 @@ const ModelHandle& model_for_trace(const Trace& t, const KernelArgs& k) {
 
 void fix_trace_sources(Trace& t) {
   if (t.source.is_null() || t.source.at("kind").get<std::string>() != "pair") return;
-  const std::string sha = t.source.at("before").at("sha256").get<std::string>();
+  const std::string name = t.source.at("before").at("name").get<std::string>();
   for (int v = 0; v < kernel::source_count(t.model); ++v)
-    if (kernel::source_at(t.model, v).sha256 == sha) t.params["before"] = v;
+    if (kernel::source_at(t.model, v).name == name) t.params["before"] = v;
 }
 
 }  // namespace blkmc

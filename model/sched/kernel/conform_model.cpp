@@ -31,9 +31,7 @@ const ModelInfo& ConformModel<Hand>::static_info() {
     m.props = {{"conforms", PropKind::Invariant,
                 "at every step blkmc's model (variant `hand`) and the kernel's code agree: the same requests in "
                 "the same places, has_work, and the same steps enabled (the same request dispatched)"},
-               {"kernel-bug", PropKind::Invariant,
-                "no call of the kernel code ends in BUG, WARN, a fault, a call that does not return, or a request "
-                "pointer that is no request"}};
+               KernelScheduler::extra_props().at(0), KernelScheduler::extra_props().at(1)};
     m.actions = k.actions;
     m.actions.push_back("depart");
     return m;
@@ -69,6 +67,7 @@ ConformModel<Hand>::ConformModel(int variant, const Params& p)
   const auto& kp = kern_.info().props;
   for (std::size_t i = 0; i < kp.size(); ++i)
     if (kp[i].name == "kernel-bug") kbug_ = int(i);
+    else if (kp[i].name == "kernel-in-model") kin_ = int(i);
 }
 
 template <class Hand>
@@ -105,11 +104,12 @@ bool ConformModel<Hand>::finished(const State& s) const {
 template <class Hand>
 bool ConformModel<Hand>::violates(int prop, const State& s) const {
   if (prop == kConforms) return departed(s);
-  if (prop != kKernelBug || kbug_ < 0) return false;
+  const int kp = prop == kKernelBug ? kbug_ : prop == kInModel ? kin_ : -1;
+  if (kp < 0) return false;
   HState h;
   KState k;
   split(s, h, k);
-  return kern_.violates(kbug_, k);
+  return kern_.violates(kp, k);
 }
 
 // The framework's variables as each model has them.

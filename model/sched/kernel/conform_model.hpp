@@ -36,7 +36,7 @@ class ConformModel {
   using KState = typename KernelModel::State;
   using State = ByteState<HState::capacity + KState::capacity + 8>;
   static constexpr std::uint8_t kDepart = 6;  // the action after the framework's six
-  static constexpr int kConforms = 0, kKernelBug = 1;
+  static constexpr int kConforms = 0, kKernelBug = 1, kInModel = 2;
   static constexpr bool kTwoSources = std::is_same_v<Hand, KernelScheduler>;
   // The parameter that names the first side, and the two sides in stories.
   static const char* side_param() { return kTwoSources ? "before" : "hand"; }
@@ -87,7 +87,7 @@ class ConformModel {
   KernelModel kern_;
   std::size_t hb_, kb_;
   ByteVar departed_;  // the byte after the two states
-  int kbug_ = -1;     // the kernel model's kernel-bug property
+  int kbug_ = -1, kin_ = -1;  // the kernel model's kernel-bug and kernel-in-model
 };
 
 template <class Hand>

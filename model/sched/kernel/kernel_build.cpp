@@ -52,6 +52,7 @@ int run(const std::vector<std::string>& argv, const std::string& log) {
       dup2(fd, 1);
       dup2(fd, 2);
     }
+    setenv("LC_ALL", "C", 1);  // plain quotes in the compiler's messages
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -129,8 +130,11 @@ std::string first_error(const std::string& log, const Source& s) {
   return first.empty() ? "the compiler failed without a message" : first;
 }
 
-std::string index_path(const std::string& family, const std::string& sha) {
-  return fmt::format("{}/kernel/{}-{}-{}.json", cache_dir(), family, sha.substr(0, 16), shim_hash().substr(0, 8));
+// A source's record: its hash and the version it was read as (the same
+// file read as a tree's 6.12.117 and as a lone file's 6.5-6.12 are two).
+std::string index_path(const std::string& family, const std::string& sha, const std::string& name) {
+  return fmt::format("{}/kernel/{}-{}-{}-{}.json", cache_dir(), family, sha.substr(0, 16),
+                     sha256_hex(name).substr(0, 8), shim_hash().substr(0, 8));
 }
 
 std::mutex& build_mutex() {
@@ -237,7 +241,7 @@ Built build_source(const Source& s) {
   if (ec) throw UsageError(fmt::format("cannot store {}: {}", so.string(), ec.message()));
   write(meta, nlohmann::json{{"walker", b.walker}, {"note", b.note}}.dump() + "\n");
   // The source's record, so a trace made on it replays from the cache.
-  write(index_path(s.family, s.sha256),
+  write(index_path(s.family, s.sha256, s.name),
         nlohmann::json{{"family", s.family},
                        {"file", s.file},
                        {"origin", s.origin},
@@ -251,11 +255,12 @@ Built build_source(const Source& s) {
   return b;
 }
 
-bool cached_source(const std::string& family, const std::string& sha256, Source& out) {
-  const std::string p = index_path(family, sha256);
+bool cached_source(const std::string& family, const std::string& sha256, const std::string& name, Source& out) {
+  const std::string p = index_path(family, sha256, name);
   if (!fs::exists(p)) return false;
   const auto j = nlohmann::json::parse(slurp(p), nullptr, false);
-  if (!j.is_object() || j.value("sha256", std::string()) != sha256) return false;
+  if (!j.is_object() || j.value("sha256", std::string()) != sha256 || j.value("name", std::string()) != name)
+    return false;
   out = Source{};
   out.family = family;
   out.file = j.value("file", family_file(family));

@@ -45,8 +45,9 @@ Built build_source(const Source& s);
 // Where compiled objects are kept.
 std::string cache_dir();
 
-// A source known only from the cache, by the SHA-256 of its file (a trace
-// names it): its record, or false when the cache has none for this shim.
-bool cached_source(const std::string& family, const std::string& sha256, Source& out);
+// A source known only from the cache, by the SHA-256 of its file and its
+// variant name (a trace names both): its record, or false when the cache
+// has none for this shim.
+bool cached_source(const std::string& family, const std::string& sha256, const std::string& name, Source& out);
 
 }  // namespace blkmc::kernel

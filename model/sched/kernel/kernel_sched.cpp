@@ -81,7 +81,10 @@ const char* KernelScheduler::summary() {
 std::vector<PropInfo> KernelScheduler::extra_props() {
   return {{"kernel-bug", PropKind::Invariant,
            "no call of the kernel code ends in BUG, WARN, a fault, a call that does not return, or a request "
-           "pointer that is no request"}};
+           "pointer that is no request"},
+          {"kernel-in-model", PropKind::Invariant,
+           "the kernel code does only what blkmc's harness models: no merge, no allocation after init, no write "
+           "to a global or to a request field blkmc keeps constant"}};
 }
 
 KernelScheduler::KernelScheduler(int variant, const Params& p, const RqTable& t)

@@ -22,8 +22,10 @@
 // canonical key is tested against.
 //
 // A call that ends in BUG, WARN, a fault, no return or a request pointer
-// that is none is a violation of `kernel-bug`; the state after it is
-// halted (no successors: the kernel stopped there).
+// that is none is a violation of `kernel-bug`; one that does what blkmc
+// does not model (a merge, an allocation after init, a write to a global
+// or to a request field blkmc keeps constant) of `kernel-in-model`. The
+// state after either is halted (no successors: the kernel stopped there).
 #pragma once
 
 #include <atomic>
@@ -70,7 +72,12 @@ class KernelScheduler {
   int age_cap() const { return age_cap_; }
   std::string summary(const State& s) const;
   nlohmann::json json(const State& s) const;
-  bool violates_extra(int i, const State& s) const { return i == 0 && status(s) != BLKMC_OK; }
+  // kernel-bug: a call ended in BUG, WARN, a fault, no return or a bad
+  // request pointer; kernel-in-model: in something blkmc does not model.
+  bool violates_extra(int i, const State& s) const {
+    const int st = status(s);
+    return i == 0 ? st != BLKMC_OK && st != BLKMC_HARNESS : i == 1 && st == BLKMC_HARNESS;
+  }
   // The kernel stopped (a kernel-bug state): no step follows.
   bool halted(const State& s) const { return status(s) != BLKMC_OK; }
 

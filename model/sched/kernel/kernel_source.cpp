@@ -247,7 +247,7 @@ int add_source(Source s) {
   int n = 0;
   for (const Source& x : r.all) {
     if (x.family != s.family) continue;
-    if (x.sha256 == s.sha256) return n;
+    if (x.name == s.name && x.sha256 == s.sha256) return n;
     ++n;
   }
   r.all.push_back(std::move(s));

@@ -62,7 +62,7 @@ Source read_source(const std::string& family, const std::string& where, bool tre
 
 // The sources this process knows, per family, in the order added: the
 // variants of the family's kernel-code model. add_source keeps the number
-// of a source already known (same family and hash).
+// of a source already known (same family, hash and version).
 int add_source(Source s);
 int source_count(const std::string& family);
 const Source& source_at(const std::string& family, int variant);  // throws UsageError

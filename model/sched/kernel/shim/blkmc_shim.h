@@ -95,6 +95,7 @@ typedef struct { int blkmc_unused; } raw_spinlock_t;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define barrier() __asm__ __volatile__("" ::: "memory")
+#define cpu_relax() barrier()
 #define smp_mb() barrier()
 #define smp_wmb() barrier()
 #define smp_rmb() barrier()
