@@ -295,14 +295,31 @@ struct Resolved {
   int variant = 0;
   Params params;
   std::string engine = "libaio";
+  bool kernel_code = false;  // the prediction comes from the kernel's own code (variant: a source)
 };
 
 Resolved resolve(const Source& src, const std::string& sched_opt, const std::string& variant_opt,
-                 const std::vector<std::string>& kvs) {
+                 const std::vector<std::string>& kvs, const KernelArgs& code = {}) {
   Resolved r;
   r.scheduler = !sched_opt.empty() ? sched_opt : !src.scheduler.empty() ? src.scheduler : "mq-deadline";
-  const ModelHandle& mh = model_of_elevator(r.scheduler);
-  r.scheduler = mh.offers().elevator;  // "deadline" -> "mq-deadline"
+  const ModelHandle* chosen = &model_of_elevator(r.scheduler);
+  r.scheduler = chosen->offers().elevator;  // "deadline" -> "mq-deadline"
+  // The kernel's own code: given here, or the trace's.
+  std::string code_variant;
+  if (code.given()) {
+    if (!variant_opt.empty()) throw UsageError("device run: --variant or the kernel's code, not both");
+    const KernelChoice kc = choose_kernel(chosen->info().name, code);
+    chosen = kc.model;
+    code_variant = kc.variant;
+  } else if (!src.code.is_null()) {
+    Trace t;
+    t.model = chosen->info().name;
+    t.source = src.code;
+    chosen = &model_for_trace(t, {});
+    code_variant = src.model_variant;
+  }
+  r.kernel_code = !code_variant.empty();
+  const ModelHandle& mh = *chosen;
   Params given = src.scheduler.empty() || src.scheduler == r.scheduler ? src.params : Params{};
   Params p = resolve_params(mh.info(), kvs);
   for (const auto& [k, v] : resolve_params(mh.info(), given)) {
@@ -318,7 +335,7 @@ Resolved resolve(const Source& src, const std::string& sched_opt, const std::str
                                  src.name));
   if (p.count("clock") && p["clock"] != 0) r.plan.notes.push_back("clock=1 ignored: the model runs untimed (clock=0)");
   p["clock"] = 0;
-  const std::string v = !variant_opt.empty() ? variant_opt : src.model_variant;
+  const std::string v = r.kernel_code ? code_variant : !variant_opt.empty() ? variant_opt : src.model_variant;
   const auto& vars = mh.info().variants;
   const int def = mh.offers().device_variant;
   r.variant = !v.empty() ? find_variant_index(mh.info(), v) : def < 0 ? int(vars.size()) + def : def;
@@ -340,6 +357,8 @@ CaseResult run_case_of(Session& ses, const Resolved& r, int repeat, bool verbose
 }
 
 CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
+  if (r.kernel_code)
+    return run_case<sched::KernelScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
   return run_case_of<sched::DeadlineScheduler, sched::BfqScheduler, sched::NoneScheduler>(ses, r, repeat,
                                                                                          verbose);
 }
@@ -363,7 +382,7 @@ int run_device_run(const DeviceRunArgs& a) {
   if (!known_io_engine(a.engine))
     throw UsageError(fmt::format("--engine {}: unknown (libaio or io_uring)", a.engine));
   if (a.repeat < 1 || a.repeat > 1000) throw UsageError("--repeat must be 1..1000");
-  Resolved r = resolve(load_source(a.source), a.scheduler, a.variant, a.params);
+  Resolved r = resolve(load_source(a.source), a.scheduler, a.variant, a.params, a.code);
   r.engine = a.engine;
   return guarded([&] {
     Session ses;

@@ -4,12 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_select.hpp"
+
 namespace blkmc {
 
 struct DeviceRunArgs {
   std::string source;     // TRACE (.json), workload file (.wl) or shipped workload name
   std::string scheduler;  // default: the trace's, else mq-deadline
   std::string variant;    // model variant (default: the trace's, else the newest)
+  KernelArgs code;        // the prediction from the kernel's own code (--kernel / --source)
   std::vector<std::string> params;
   int repeat = 5;
   std::string engine = "libaio";

@@ -418,6 +418,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   dev_run->add_option("--workload", workload_opt, "the workload to run, NAME or FILE.wl (instead of a source)");
   dev_run->add_option("--scheduler", dev.scheduler, "mq-deadline (default), bfq or none");
   dev_run->add_option("--variant,-v", dev.variant, "model variant (default: the trace's, else v6.18 / newest)");
+  add_kernel_options(dev_run, dev.code, "the prediction from the kernel's own code");
   dev_run->add_option("--param,-p", dev.params,
                      "model parameter / tunable name=value (repeatable; workload=NAME, "
                      "shadow=VARIANT|none)");

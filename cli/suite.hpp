@@ -3,6 +3,8 @@
 // path order). A row names one run once and then what that run must find:
 //
 //   check    MODEL VARIANT PARAMS      PROPERTY EXPECTED [PROPERTY EXPECTED ...]
+//   check    MODEL @CODE PARAMS        PROPERTY EXPECTED [...]
+//   conform  MODEL VARIANT @CODE PARAMS PROPERTY EXPECTED [...]
 //   simulate MODEL VARIANT PARAMS RUN  FIGURE VALUE [FIGURE VALUE ...]
 //   prove    MODEL VARIANT PARAMS      PROPERTY proved|violated|incomplete [...]
 //   diff     MODEL FROM TO             FUNCTION equivalent|differ|differ:N [...]
@@ -18,6 +20,10 @@
 // maximize property (EXPECTED then a verdict). RUN (simulate) is
 // ticks=N,steps=N,seed=N or first, comma-separated; FIGURE a figure of the
 // run (per_1000, latency.P, PROCESS.FIELD) and VALUE its expected value.
+// @CODE is the kernel's own code (app/kernel_select.hpp): a tree, a
+// tarball, debian:X.Y or a .c file; a check row runs the kernel-code model,
+// a conform row holds VARIANT against the code (blkmc conform). A row on a
+// debian:X.Y package that is not installed is skipped, and counted apart.
 // An indented line continues the row above it with more pairs (or files);
 // `#` starts a comment, to the end of the line. The one-expectation-per-row
 // form of earlier suites is the special case of one pair per row.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/kernel_select.hpp"
 #include "app/registry.hpp"
 #include "counterexamples/trace.hpp"
 
@@ -141,8 +142,14 @@ Source load_source(const std::string& arg) {
     const Trace t = read_trace_file(arg);
     s.scheduler = scheduler_of_model(t.model);
     s.model_variant = t.variant;
+    s.code = t.source;
+    if (!t.source.is_null() && t.source.at("kind").get<std::string>() != "kernel")
+      throw UsageError(fmt::format("{}: a trace of {} runs on no device (a trace of one source of the code does)",
+                                   arg, t.source.at("kind").get<std::string>() == "conform"
+                                            ? "blkmc's model held against the code"
+                                            : "two sources of the code"));
     // The trace's parameters, a workload it carries numbered in this process.
-    s.params = trace_params(find_model(t.model).info(), t);
+    s.params = trace_params((t.source.is_null() ? find_model(t.model) : model_for_trace(t, {})).info(), t);
     const int n = s.params.count("workload") ? s.params.at("workload") : 0;
     return named(s, n);
   }

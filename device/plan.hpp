@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/params.hpp"
 #include "model/sched/workload.hpp"
 
@@ -69,6 +71,7 @@ struct Source {
   std::string scheduler;      // kernel scheduler name ("" when the source does not say)
   std::string model_variant;  // from a trace
   Params params;              // model parameters from a trace (tunables)
+  nlohmann::json code;        // a trace of the kernel's own code: its source record (Trace::source)
 };
 Source load_source(const std::string& arg);  // throws UsageError
 

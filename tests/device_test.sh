@@ -132,6 +132,22 @@ grep -q "^mine on mq-deadline" "$T/out" && ok || bad "the trace's workload runs 
 clean "after device run of a carried workload"
 expect 2 "device run: source and --workload" -- "$B" device run gated-write --workload gated-write
 
+# The prediction from the kernel's own code (Debian's 6.12 file), against
+# the running kernel, and a trace of that code run on the device.
+if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
+  export BLKMC_CACHE=$T/cache
+  expect 0 "device run --kernel debian:6.12" -- "$B" device run gated-write --kernel debian:6.12 -p fifo_batch=4 --repeat 2
+  grep -q "variant 6.12" "$T/out" && grep -q "MATCH" "$T/out" && ok || bad "the 6.12 code predicts the running kernel"
+  clean "after device run --kernel"
+  "$B" check deadline --kernel debian:6.12 --workload gated-write -p fifo_batch=4 --prop max-wait -q \
+    --trace-out "$T/k.json" >/dev/null
+  expect 0 "device run of a kernel-code trace" -- "$B" device run "$T/k.json" --repeat 1
+  grep -q "variant 6.12" "$T/out" && ok || bad "a kernel-code trace runs with its code's prediction"
+  clean "after device run of a kernel-code trace"
+else
+  echo "note: linux-source-6.12 is not installed: device run --kernel is not tried"
+fi
+
 # mq-deadline's rows must all match. BFQ's gated-write rows too; its other
 # gated-write-idle row depends on which gated process submits first, which a loaded machine
 # (ctest runs tests side by side) can change (docs/devices.md), so they are

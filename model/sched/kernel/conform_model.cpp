@@ -141,9 +141,10 @@ std::string ConformModel<Hand>::step_text(const Step& st) const {
   const auto& a = info().actions;
   std::string what = st.action < a.size() ? a[st.action] : "?";
   if (st.action == HandModel::DISPATCH)
-    return st.arg == HandModel::kNull ? "a dispatch that returns NULL" : fmt::format("dispatches {}", hand_.rqs().name(st.arg));
-  if (st.action == HandModel::TICK) return "a tick";
-  return fmt::format("{} {} {}", actor_name(st.actor), what, st.arg < hand_.rqs().size() ? hand_.rqs().name(st.arg) : "");
+    return st.arg == HandModel::kNull ? "makes a dispatch that returns NULL"
+                                      : fmt::format("dispatches {}", hand_.rqs().name(st.arg));
+  if (st.action == HandModel::TICK) return "lets a tick pass";
+  return fmt::format("lets {} {} {}", actor_name(st.actor), what, st.arg < hand_.rqs().size() ? hand_.rqs().name(st.arg) : "");
 }
 
 template <class Hand>

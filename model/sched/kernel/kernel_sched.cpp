@@ -177,6 +177,17 @@ KernelScheduler::Instance& KernelScheduler::instance() const {
                                    "1 ms)",
                                    src_.file, src_.name, attr, shown, v));
   }
+  // Every region is laid out as the first: its states fit any of them.
+  const std::vector<blkmc_obj> objs(h->objs, h->objs + h->nobjs);
+  if (layout_.empty()) {
+    layout_ = objs;
+  } else if (objs.size() != layout_.size() ||
+             !std::equal(objs.begin(), objs.end(), layout_.begin(), [](const blkmc_obj& a, const blkmc_obj& b) {
+               return a.off == b.off && a.size == b.size;
+             })) {
+    throw std::runtime_error(fmt::format("{} ({}): init allocated differently in a second region", src_.file,
+                                         src_.name));
+  }
   in->region.protect_constants();
   Instance* p = in.get();
   {

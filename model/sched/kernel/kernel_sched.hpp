@@ -111,9 +111,8 @@ class KernelScheduler {
   std::vector<blkmc_rq_spec> specs_;
   int depth_ = 1, rotational_ = 0;
   std::vector<std::pair<int, std::string>> tunables_;  // attribute index, value
-  std::unique_ptr<kernel::Region> proto_;                // the region after init
-  std::vector<std::uint8_t> pristine_;                   // its bytes
   std::unique_ptr<kernel::Codec> codec_;
+  mutable std::vector<blkmc_obj> layout_;  // the objects init allocated, in every region alike
   std::vector<std::uint8_t> init_words_;
   int init_has_work_ = 0, init_books_valid_ = 0, init_books_[3] = {0, 0, 0};
   // The state's slots.
