@@ -13,8 +13,6 @@
 #include "model/sched/cfq/cfq_symbolic.hpp"
 #include "model/sched/deadline/deadline_symbolic.hpp"
 #include "model/sched/sched_model.hpp"
-#include "model/sched/kernel/conform_model.hpp"
-#include "model/sched/kernel/kernel_source.hpp"
 #include "model/tags/tags.hpp"
 #include "model/tags/tags_symbolic.hpp"
 #include "model/workqueue/workqueue.hpp"
@@ -60,30 +58,6 @@ const std::vector<const ModelHandle*>& all_models() {
   static const std::vector<const ModelHandle*> models{
       &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};
   return models;
-}
-
-const ModelHandle& conform_model(const std::string& family) {
-  static const ModelAdapter<sched::ConformModel<sched::DeadlineScheduler>> deadline(
-      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
-  if (family == "deadline") return deadline;
-  kernel::family_file(family);
-  throw UsageError(fmt::format("model '{}' has no kernel-source harness", family));
-}
-
-const ModelHandle& pair_model(const std::string& family) {
-  static const ModelAdapter<sched::ConformModel<sched::KernelScheduler>> deadline(
-      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
-  if (family == "deadline") return deadline;
-  kernel::family_file(family);
-  throw UsageError(fmt::format("model '{}' has no kernel-source harness", family));
-}
-
-const ModelHandle& kernel_model(const std::string& family) {
-  static const ModelAdapter<sched::KernelDeadlineModel> deadline(
-      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
-  if (family == "deadline") return deadline;
-  kernel::family_file(family);  // the one-line error naming the families that have it
-  throw UsageError(fmt::format("model '{}' has no kernel-source harness", family));
 }
 
 std::string model_names(const std::function<bool(const ModelHandle&)>& pred) {

@@ -18,6 +18,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 BLKMC = os.environ.get("BLKMC", "build/blkmc")
 
@@ -47,6 +48,16 @@ def main():
         del args[i:i + 2]
     if args:
         suite = args[0]
+    tmp = tempfile.TemporaryDirectory()
+    if kernel.startswith("debian:"):
+        # The package's block/ and Makefile, unpacked once for every run.
+        v = kernel[len("debian:"):]
+        tar = f"/usr/src/linux-source-{v}.tar.xz"
+        if not os.path.exists(tar):
+            sys.exit(f"{tar} is not installed (apt-get install linux-source-{v})")
+        subprocess.run(["tar", "-xf", tar, "-C", tmp.name, "--strip-components=1", "--wildcards",
+                        f"linux-source-{v}/Makefile", f"linux-source-{v}/block/*"], check=True)
+        kernel = tmp.name
     rows = subprocess.run([BLKMC, "suite", "--expand", suite], capture_output=True, text=True, check=True)
     params = []
     for line in rows.stdout.splitlines():

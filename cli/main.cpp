@@ -29,6 +29,7 @@
 #include "app/trace_report.hpp"
 #include "app/kernel_select.hpp"
 #include "app/registry.hpp"
+#include "model/sched/kernel/kernel_source.hpp"
 
 using namespace blkmc;
 
@@ -77,6 +78,11 @@ void add_kernel_options(CLI::App* cmd, KernelArgs& k, const char* what = "the co
   cmd->add_option("--kernel-version", k.version, "the kernel version of a --source file (default: read off its interfaces)");
 }
 
+bool has_kernel_harness(const std::string& model) {
+  const auto& f = kernel::source_families();
+  return std::find(f.begin(), f.end(), model) != f.end();
+}
+
 void print_list(bool as_json) {
   nlohmann::json all = nlohmann::json::array();
   for (const ModelHandle* mh : all_models()) {
@@ -95,6 +101,7 @@ void print_list(bool as_json) {
       for (const auto& p : inf.props)
         j["properties"].push_back(
             {{"name", p.name}, {"kind", to_string(p.kind)}, {"summary", p.summary}});
+      if (has_kernel_harness(inf.name)) j["kernel_code"] = kernel::family_file(inf.name);
       all.push_back(j);
       continue;
     }
@@ -106,6 +113,10 @@ void print_list(bool as_json) {
     for (const auto& v : inf.variants)
       std::cout << fmt::format("    {:<12} [{}] {}\n    {:<12} source: {}\n", v.name, v.commit,
                                v.summary, "", v.source);
+    if (has_kernel_harness(inf.name))
+      std::cout << fmt::format("  the kernel's own code: --kernel DIR|TARBALL|debian:X.Y or --source FILE.c runs {} (6.1 "
+                               "to 6.12) instead of a variant; blkmc conform -v V holds a variant against it\n",
+                               kernel::family_file(inf.name));
     std::cout << "  properties:\n";
     for (const auto& p : inf.props)
       std::cout << fmt::format("    {:<20} {}{}\n", p.name, p.summary,

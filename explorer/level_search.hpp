@@ -94,6 +94,7 @@ StopReason Search<M>::levels(Obs& obs) {
   bool truncated = false;
 
   auto cand = [&](std::uint64_t ref) -> Cand& { return chunks[ref >> 32].cands[std::uint32_t(ref)]; };
+  const std::size_t used = (m_.state_bytes() + 7) / 8 * 8;  // the bytes of a state that carry data
 
   std::size_t lo = 0;
   for (std::uint32_t depth = 0; lo < store_->size(); ++depth) {
@@ -132,14 +133,21 @@ StopReason Search<M>::levels(Obs& obs) {
               continue;
             }
           }
-          succ.clear();
+          // Successors in place, only the bytes a state uses copied: every
+          // State is zero past them (a large state is far from its capacity).
+          std::size_t ns = 0;
           m_.for_each_successor(cur, [&](const Step& st, const State& next) {
-            succ.push_back({next, 0, st.actor, st, kUnlooked});
-            Succ& x = succ.back();
+            if (ns == succ.size()) succ.emplace_back();
+            Succ& x = succ[ns++];
+            std::memcpy(x.next.b.data(), next.b.data(), used);
+            x.actor = st.actor;
+            x.step = st;
+            x.id = kUnlooked;
             reds[w].key(x.next);
             x.hash = hash_of(x.next);
             store_->prefetch(x.hash);
           });
+          succ.resize(ns);
           // Each successor is looked up once, by the proviso or below.
           auto stored = [&](const Succ& x) {
             if (x.id == kUnlooked) x.id = store_->lookup(x.next.b.data(), x.hash);
@@ -160,7 +168,13 @@ StopReason Search<M>::levels(Obs& obs) {
             }
             const std::uint64_t origin = (std::uint64_t(p) << ls::kSuccBits) | k;
             ch.edges.push_back({ls::kNew | (std::uint64_t(c) << 32) | ch.cands.size(), x.actor});
-            ch.cands.push_back({x.next, x.hash, origin, origin, 0, StateStore::kNone, false});
+            Cand& y = ch.cands.emplace_back();
+            std::memcpy(y.key.b.data(), x.next.b.data(), used);
+            y.hash = x.hash;
+            y.origin = y.min_origin = origin;
+            y.winner = 0;
+            y.id = StateStore::kNone;
+            y.rep = false;
           }
         }
       });

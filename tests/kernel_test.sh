@@ -160,17 +160,18 @@ contains "$T/out" "conforms               holds" "head-request = the patch"
 
 # --- broken code: verdicts, not crashes ---------------------------------
 for case in "bug-on-write:BUG_ON(data_dir == DD_WRITE)" "warn-finish:WARN_ON_ONCE(per_prio)" \
-  "null-deref:fault" "endless-loop:did not return" "global-write:kernel-in-model"; do
+  "null-deref:fault" "endless-loop:did not return" "overflow:a write past the end of a kmalloc'd object" \
+  "global-write:its global 'dd_dispatches'" "rq-field-write:keeps constant"; do
   name=${case%%:*} what=${case#*:}
   P=$(patched "$name")
   prop=kernel-bug
-  [ "$name" = global-write ] && prop=kernel-in-model
+  case $name in global-write | rq-field-write) prop=kernel-in-model ;; esac
   expect 1 "$name: a verdict" -- "$B" check deadline --kernel "$P" --workload gated-write --prop "$prop" --bfs -q \
     --trace-out "$T/$name.json"
   contains "$T/out" "$prop .* violated" "$name: $prop violated"
   expect 0 "$name: the trace replays" -- "$B" replay "$T/$name.json"
   contains "$T/out" "KERNEL BUG" "$name: the story says where the code stopped"
-  [ "$what" = kernel-in-model ] || contains "$T/out" "$what" "$name: the story names it"
+  contains "$T/out" "$what" "$name: the story names it"
 done
 
 # --- bad input: one-line errors -------------------------------------------

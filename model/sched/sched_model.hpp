@@ -40,6 +40,7 @@
 // reads and writes every variable (all bits set: no two steps independent).
 #pragma once
 
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -206,6 +207,11 @@ class SchedModel {
   void issue_to_driver(State& s, int r) const;
   void renumber(State& s) const;
   bool same(const State& a, const State& b) const;
+  // The bytes a state uses, no more (the rest of a zeroed State stays zero):
+  // a kernel-code state is far smaller than its capacity.
+  void copy_state(State& to, const State& from) const {
+    std::memcpy(to.b.data(), from.b.data(), (schema_.bytes() + 7) / 8 * 8);
+  }
   std::string rq_list(const State& s, St st) const;
   std::string fair_text(const State& s) const;
 
@@ -231,12 +237,12 @@ template <class F>
 void SchedModel<Sched>::expand(const State& s, F& emit) const {
   if constexpr (HasHalt<Sched>)
     if (sched_.halted(s)) return;
-  State next;
+  State next{};
   bool urgent = false;
   const int phase = gate_phase(s);
   for (int p = 0; p < nproc_; ++p)
     if (can_submit(s, p, phase)) {
-      next = s;
+      copy_state(next, s);
       const int r = next_request_of(s, p);
       blk_mq_submit_bio(next, p, nullptr);
       emit(Step{std::uint8_t(p), SUBMIT, std::uint8_t(r)}, std::as_const(next));
@@ -245,13 +251,13 @@ void SchedModel<Sched>::expand(const State& s, F& emit) const {
   const std::uint8_t d = static_cast<std::uint8_t>(dispatcher());
   if (const int h = hctx_head(s); h >= 0) {
     if (free_tags(s) > 0) {
-      next = s;
+      copy_state(next, s);
       blk_mq_dispatch_hctx_list(next);
       emit(Step{d, ISSUE, std::uint8_t(h)}, std::as_const(next));
       urgent = true;
     }
   } else if (sched_.has_work(s) && (free_tags(s) > 0 || wl_.dev.slot)) {
-    next = s;
+    copy_state(next, s);
     const int r = blk_mq_do_dispatch_sched(next, nullptr);
     if (r >= 0) {
       emit(Step{d, DISPATCH, std::uint8_t(r)}, std::as_const(next));
@@ -264,19 +270,19 @@ void SchedModel<Sched>::expand(const State& s, F& emit) const {
     const std::uint8_t dev = static_cast<std::uint8_t>(device());
     for (int r = 0; r < rq_.size(); ++r) {
       if (rq_.status(s, r) != St::Driver || rq_.age(s, r) != 0 || !in_service(s, r)) continue;
-      next = s;
+      copy_state(next, s);
       blk_mq_complete_request(next, r, nullptr);
       emit(Step{dev, COMPLETE, std::uint8_t(r)}, std::as_const(next));
       urgent = true;
       if (requeues_left(s) > 0) {
-        next = s;
+        copy_state(next, s);
         blk_mq_requeue_request(next, r, nullptr);
         emit(Step{dev, REQUEUE, std::uint8_t(r)}, std::as_const(next));
       }
     }
   }
   if (clock_ && !urgent) {
-    next = s;
+    copy_state(next, s);
     jiffies_tick(next);
     if (!same(next, s)) emit(Step{std::uint8_t(clock_actor()), TICK, 0}, std::as_const(next));
   }

@@ -24,6 +24,7 @@ constexpr std::uint32_t kSmall = 0, kRqRegion = 1, kRqObject = 2, kRqJiffies = 3
 constexpr std::uint32_t kValueBits = 29, kValueMask = (1u << kValueBits) - 1;
 constexpr std::uint64_t kFreeWord = 0x6b6b6b6b6b6b6b6bULL;  // BLKMC_FREE_BYTE x 8
 static_assert(BLKMC_FREE_BYTE == 0x6b);
+static_assert(BLKMC_REDZONE_BYTE == 0xa5 && BLKMC_REDZONE % 8 == 0);
 
 std::uint64_t ktime_at(std::uint64_t jiffies) { return BLKMC_K0 + (jiffies - BLKMC_J0) * std::uint64_t(kNsPerTick); }
 
@@ -182,15 +183,20 @@ void Codec::encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, st
   if (mirror) mirror->valid = now == BLKMC_J0;
 }
 
-// Whether n words at a equal n at b (no early exit: the compiler vectorises).
-static bool same_words(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n) {
-  std::uint64_t d = 0;
-  for (std::uint32_t i = 0; i < n; ++i) d |= a[i] ^ b[i];
-  return d == 0;
-}
-static bool same_codes(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t n) {
-  std::uint32_t d = 0;
-  for (std::uint32_t i = 0; i < n; ++i) d |= a[i] ^ b[i];
+// Whether n words at a equal n at b. The state bytes carry no alignment, so
+// the words are loaded through memcpy (plain loads on x86); no early exit, so
+// the compiler vectorises.
+template <typename W>
+static bool same_words(const void* a, const void* b, std::uint32_t n) {
+  const auto* p = static_cast<const std::uint8_t*>(a);
+  const auto* q = static_cast<const std::uint8_t*>(b);
+  W d = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    W x, y;
+    std::memcpy(&x, p + sizeof(W) * i, sizeof(W));
+    std::memcpy(&y, q + sizeof(W) * i, sizeof(W));
+    d |= x ^ y;
+  }
   return d == 0;
 }
 
@@ -198,11 +204,12 @@ void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t 
   const Ctx c(r, m_, BLKMC_J0, key, clamp);
   const std::uint8_t* mem = r.at(0);
   for (const Run& run : runs_) {
-    const auto* now = reinterpret_cast<const std::uint64_t*>(mem + run.off);
-    if (same_words(now, mirror.raw.data() + run.first, run.n)) continue;
+    const std::uint8_t* now = mem + run.off;
+    if (same_words<std::uint64_t>(now, mirror.raw.data() + run.first, run.n)) continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;
-      const std::uint64_t v = now[k];
+      std::uint64_t v;
+      std::memcpy(&v, now + 8 * k, 8);
       if (v == mirror.raw[i]) continue;
       const std::uint64_t code = code8(v, c, i);
       put(r, out, 8 * i, words_[i], code, value8(code, c), v, &mirror, i);
@@ -210,11 +217,12 @@ void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t 
   }
   const std::size_t at = 8 * words_.size(), n = words_.size();
   for (const Run& run : rq_runs_) {
-    const auto* now = reinterpret_cast<const std::uint64_t*>(mem + run.off);
-    if (same_words(now, mirror.raw.data() + n + run.first, run.n)) continue;
+    const std::uint8_t* now = mem + run.off;
+    if (same_words<std::uint64_t>(now, mirror.raw.data() + n + run.first, run.n)) continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;
-      const std::uint64_t v = now[k];
+      std::uint64_t v;
+      std::memcpy(&v, now + 8 * k, 8);
       if (v == mirror.raw[n + i]) continue;
       const std::uint32_t code = code4(v, c, i);
       put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, &mirror, n + i);
@@ -233,8 +241,7 @@ void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
   const std::size_t at = 8 * words_.size(), n = words_.size();
   for (const Run& run : runs_) {
     const std::uint8_t* codes = in + 8 * run.first;
-    if (diff && same_words(reinterpret_cast<const std::uint64_t*>(codes),
-                           reinterpret_cast<const std::uint64_t*>(mirror->bytes.data() + 8 * run.first), run.n))
+    if (diff && same_words<std::uint64_t>(codes, mirror->bytes.data() + 8 * run.first, run.n))
       continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;
@@ -255,8 +262,7 @@ void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
   }
   for (const Run& run : rq_runs_) {
     const std::uint8_t* codes = in + at + 4 * run.first;
-    if (diff && same_codes(reinterpret_cast<const std::uint32_t*>(codes),
-                           reinterpret_cast<const std::uint32_t*>(mirror->bytes.data() + at + 4 * run.first), run.n))
+    if (diff && same_words<std::uint32_t>(codes, mirror->bytes.data() + at + 4 * run.first, run.n))
       continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;
@@ -276,6 +282,17 @@ void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
     }
   }
   if (mirror) mirror->valid = true;
+}
+
+bool Codec::redzones_intact(const Region& r) const {
+  std::uint64_t d = 0;
+  for (const auto& [off, n] : redzones_)
+    for (std::uint32_t k = 0; k < n; k += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, r.at(off + k), 8);
+      d |= w ^ 0xa5a5a5a5a5a5a5a5ULL;
+    }
+  return d == 0;
 }
 
 std::string Codec::check(const Region& r) const {

@@ -66,7 +66,8 @@ class Codec {
   // mirror the words that differ from it; the mirror follows.
   void decode(const std::uint8_t* in, Region& r, Mirror* mirror = nullptr) const;
 
-  // A redzone the code wrote ("" when none did), and all of them restored.
+  // Whether no redzone was written; which one was ("" when none).
+  bool redzones_intact(const Region& r) const;
   std::string check(const Region& r) const;
   void restore_redzones(Region& r) const;
 

@@ -1,10 +1,13 @@
 #include "model/sched/kernel/kernel_module.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,8 +72,8 @@ void on_fault(int sig, siginfo_t* si, void*) {
       m->fault(BLKMC_HARNESS, c->text);
     }
     if (sig == SIGSEGV && addr >= m->rw_lo() && addr < m->rw_hi()) {
-      Dl_info info{};
-      const char* sym = dladdr(si->si_addr, &info) && info.dli_sname ? info.dli_sname : "?";
+      const char* sym = m->object_at(addr);
+      if (!sym) sym = "?";
       std::snprintf(c->text, sizeof c->text,
                     "the code wrote its global '%s' after init: blkmc's state holds no writable globals", sym);
       m->fault(BLKMC_HARNESS, c->text);
@@ -205,6 +208,43 @@ const char* status_name(int status) {
   }
 }
 
+// The STT_OBJECT symbols of the ELF file at path, placed at base: the
+// scheduler's variables, so that a write to one can be named.
+void Module::read_objects(std::uintptr_t base) {
+  std::vector<Object>& out = objects_;
+  std::string& names = names_;
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st{};
+  void* map = fstat(fd, &st) == 0 && st.st_size > 0 ? mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (map == MAP_FAILED) return;
+  const auto* f = static_cast<const std::uint8_t*>(map);
+  const std::size_t size = st.st_size;
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(f);
+  const bool elf64 = size >= sizeof(Elf64_Ehdr) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+                     eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_shentsize == sizeof(Elf64_Shdr) &&
+                     eh->e_shoff + std::size_t(eh->e_shnum) * sizeof(Elf64_Shdr) <= size;
+  for (int i = 0; elf64 && i < eh->e_shnum; ++i) {
+    const auto* sh = reinterpret_cast<const Elf64_Shdr*>(f + eh->e_shoff) + i;
+    if (sh->sh_type != SHT_SYMTAB || sh->sh_link >= eh->e_shnum || sh->sh_offset + sh->sh_size > size) continue;
+    const auto* strs = reinterpret_cast<const Elf64_Shdr*>(f + eh->e_shoff) + sh->sh_link;
+    if (strs->sh_offset + strs->sh_size > size) continue;
+    const char* str = reinterpret_cast<const char*>(f + strs->sh_offset);
+    const auto* sym = reinterpret_cast<const Elf64_Sym*>(f + sh->sh_offset);
+    for (std::size_t k = 0; k < sh->sh_size / sizeof(Elf64_Sym); ++k) {
+      if (ELF64_ST_TYPE(sym[k].st_info) != STT_OBJECT || sym[k].st_size == 0 || sym[k].st_name >= strs->sh_size)
+        continue;
+      const char* name = str + sym[k].st_name;
+      out.push_back({base + sym[k].st_value, base + sym[k].st_value + sym[k].st_size, names.size()});
+      names.append(name, strnlen(name, strs->sh_size - sym[k].st_name));
+      names.push_back('\0');
+    }
+  }
+  munmap(map, size);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+}
+
 const Module& Module::load(const std::string& so) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Module>> loaded;
@@ -243,6 +283,7 @@ Module::Module(std::string so) : path_(std::move(so)) {
   hi_ = mp.hi;
   rw_lo_ = mp.rw_lo;
   rw_hi_ = mp.rw_hi;
+  read_objects(lm->l_addr);
   // module_init and the attribute names, in a region of no requests.
   Region scratch(*this, 0, 0, kPage);
   long res = 0;
@@ -277,6 +318,17 @@ int Module::call(blkmc_region* r, int op, int a, int b, std::uint64_t now, int f
   c.in_call.store(0, std::memory_order_relaxed);
   c.active = nullptr;
   return st;
+}
+
+const char* Module::object_at(std::uintptr_t addr) const {
+  // upper_bound by hand: std:: algorithms are not promised signal-safe.
+  std::size_t lo = 0, hi = objects_.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (objects_[mid].lo <= addr) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0 || addr >= objects_[lo - 1].hi) return nullptr;
+  return names_.c_str() + objects_[lo - 1].name;
 }
 
 void Module::fault(int status, const char* text) const { fault_(status, text); }

@@ -47,6 +47,10 @@ class Module {
   std::uintptr_t rw_hi() const { return rw_hi_; }
   // The sysfs attributes of its elevator_attrs, in order.
   const std::vector<std::string>& attrs() const { return attrs_; }
+  // The data object (a static or global variable) at addr, or nullptr. The
+  // file's own symbol table: dladdr sees exported symbols only, and the
+  // scheduler's variables are static. Safe in a signal handler.
+  const char* object_at(std::uintptr_t addr) const;
 
   // From the signal handler: ends the call running on this thread.
   void fault(int status, const char* text) const;
@@ -65,6 +69,13 @@ class Module {
   std::size_t request_size_ = 0, rq_state_bytes_ = 0;
   std::uintptr_t lo_ = 0, hi_ = 0, rw_lo_ = 0, rw_hi_ = 0;
   std::vector<std::string> attrs_;
+  struct Object {
+    std::uintptr_t lo, hi;
+    std::size_t name;  // offset into names_
+  };
+  void read_objects(std::uintptr_t base);
+  std::vector<Object> objects_;  // sorted by lo
+  std::string names_;
 };
 
 // The memory of one copy of a scheduler's state: the header, the arena,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,12 @@ void say(Why* why, const std::string& text) {
   if (!why) return;
   if (!why->empty()) *why += "; ";
   *why += text;
+}
+
+// Formats only when a story is wanted (the search passes no Why).
+template <class... Args>
+void say(Why* why, fmt::format_string<Args...> f, Args&&... args) {
+  if (why) say(why, fmt::format(f, std::forward<Args>(args)...));
 }
 
 // The ioprio a workload process submits with (IOPRIO_PRIO_VALUE).
@@ -241,18 +248,16 @@ long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, c
   // A new request is allocated before it is inserted (blk_mq_rq_ctx_init).
   if (op == BLKMC_OP_INSERT) {
     st = mod_->call(h, BLKMC_OP_ALLOC, a, 0, now, 0, &res);
-    if (st == BLKMC_OK && res > 0) say(why, fmt::format(".limit_depth: shallow_depth {}", res));
+    if (st == BLKMC_OK && res > 0) say(why, ".limit_depth: shallow_depth {}", res);
   }
   if (st == BLKMC_OK) {
     const int flags = BLKMC_AFTER_HAS_WORK | BLKMC_AFTER_BOOKS | (key_ ? BLKMC_AFTER_CANON : 0);
     st = mod_->call(h, op, a, b, now, flags, &res);
   }
-  std::string text = h->what;
-  if (st == BLKMC_OK || st == BLKMC_WARN) {
-    if (std::string bad = codec_->check(in.region); !bad.empty()) {
-      st = BLKMC_FAULT;
-      text = bad;
-    }
+  std::string bad;  // a redzone the call wrote
+  if ((st == BLKMC_OK || st == BLKMC_WARN) && !codec_->redzones_intact(in.region)) {
+    st = BLKMC_FAULT;
+    bad = codec_->check(in.region);
   }
   if (st == BLKMC_OK || st == BLKMC_WARN) {
     if (tick)
@@ -266,7 +271,7 @@ long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, c
     in.dirty = true;
     in.mirror.valid = false;
     status_.set(s, st);
-    say(why, fmt::format("KERNEL BUG in {} ({}): {}: {}", what, src_.file, kernel::status_name(st), text));
+    say(why, "KERNEL BUG in {} ({}): {}: {}", what, src_.file, kernel::status_name(st), bad.empty() ? h->what : bad);
     res = -1;
   }
   return res;
@@ -275,10 +280,10 @@ long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, c
 void KernelScheduler::insert(State& s, int rq, bool at_head, bool requeue, Why* why) const {
   if (requeue) {
     run(s, BLKMC_OP_REQUEUE, rq, 0, false, why, ".requeue_request / .insert_requests");
-    say(why, fmt::format("blk_mq_requeue_work: {} back into .insert_requests at head", t_.name(rq)));
+    say(why, "blk_mq_requeue_work: {} back into .insert_requests at head", t_.name(rq));
   } else {
     run(s, BLKMC_OP_INSERT, rq, at_head, false, why, ".insert_requests");
-    say(why, fmt::format(".insert_requests{}: {}", at_head ? " at head" : "", t_.name(rq)));
+    say(why, ".insert_requests{}: {}", at_head ? " at head" : "", t_.name(rq));
   }
   t_.set_flag(s, rq, kInserted, true);
   t_.set_status(s, rq, at_head || requeue ? St::SchedHead : St::Sched);
@@ -288,7 +293,7 @@ void KernelScheduler::insert(State& s, int rq, bool at_head, bool requeue, Why* 
 int KernelScheduler::dispatch(State& s, Why* why) const {
   const long r = run(s, BLKMC_OP_DISPATCH, 0, 0, false, why, ".dispatch_request");
   if (status(s) != BLKMC_OK) return -1;
-  say(why, fmt::format("{} {}", src_.file, src_.name));
+  say(why, "{} {}", src_.file, src_.name);
   if (r < 0) return -1;
   t_.set_status(s, int(r), St::Idle);
   return int(r);
@@ -296,7 +301,7 @@ int KernelScheduler::dispatch(State& s, Why* why) const {
 
 void KernelScheduler::completed(State& s, int rq, Why* why) const {
   run(s, BLKMC_OP_FINISH, rq, 0, false, why, ".finish_request");
-  say(why, fmt::format(".finish_request: {}", t_.name(rq)));
+  say(why, ".finish_request: {}", t_.name(rq));
 }
 
 void KernelScheduler::timer(State& s, Why* why) const {
