@@ -249,6 +249,7 @@ class ModelAdapter final : public ModelHandle {
     out.model = inf.name;
     out.variant = variant;
     out.params = p;
+    out.params_shown = params_string(inf, p);
     out.search = opt.bfs ? "bfs" : "dfs";
     out.stop = res.stop;
     out.stats = res.stats;

@@ -31,6 +31,7 @@ struct CheckOutcome {
   };
   std::string model, variant;
   Params params;
+  std::string params_shown;  // params with their value names, as the model that ran names them
   std::string search;
   std::vector<Prop> props;
   StopReason stop = StopReason::Complete;

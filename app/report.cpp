@@ -92,7 +92,7 @@ std::string params_text(const std::string& model, const Params& p) {
 
 std::string outcome_text(const CheckOutcome& o) {
   std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
-                                params_text(o.model, o.params), o.search, to_string(o.stop));
+                                o.params_shown.empty() ? params_text(o.model, o.params) : o.params_shown, o.search, to_string(o.stop));
   for (const auto& p : o.props) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     // A lossy store never gives a bare "holds" (nor an exact maximum).

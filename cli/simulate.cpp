@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/report.hpp"
+#include "model/params.hpp"
 #include "app/sim_report.hpp"
 #include "counterexamples/trace.hpp"
 #include "props/verdict.hpp"
@@ -17,7 +18,7 @@ int run_simulation(const ModelHandle& mh, const std::string& variant, const Para
   // The page after the run; a write error is reported after the figures.
   std::string report_error;
   if (!report.empty()) try {
-      write_text_file(simulation_report_html(o, params_text(o.model, o.params), command), report, "report");
+      write_text_file(simulation_report_html(o, params_string(mh.info(), o.params), command), report, "report");
     } catch (const UsageError& e) {
       report_error = e.what();
     }
@@ -35,7 +36,7 @@ int run_simulation(const ModelHandle& mh, const std::string& variant, const Para
     std::cout << j.dump(2) << '\n';
   } else {
     std::cout << fmt::format("{} --variant {} ({}), {}: {} after {} steps ({:.2f} s)\n", o.model,
-                             o.variant, params_text(o.model, o.params), o.schedule, to_string(o.end),
+                             o.variant, params_string(mh.info(), o.params), o.schedule, to_string(o.end),
                              o.steps, o.seconds);
     std::cout << o.text;
     std::cout << fmt::format("  final state: {}\n", o.final_summary);
