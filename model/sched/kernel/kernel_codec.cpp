@@ -180,7 +180,10 @@ void Codec::encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, st
     put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, mirror, words_.size() + i);
   }
   // The region now reads relative to `now`; a mirror holds for BLKMC_J0.
-  if (mirror) mirror->valid = now == BLKMC_J0;
+  if (mirror) {
+    mirror->valid = now == BLKMC_J0;
+    mirror->undo.clear();
+  }
 }
 
 // Whether n words at a equal n at b. The state bytes carry no alignment, so
@@ -212,7 +215,8 @@ void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t 
       std::memcpy(&v, now + 8 * k, 8);
       if (v == mirror.raw[i]) continue;
       const std::uint64_t code = code8(v, c, i);
-      put(r, out, 8 * i, words_[i], code, value8(code, c), v, &mirror, i);
+      put(r, out, 8 * i, words_[i], code, value8(code, c), v, nullptr, i);
+      mirror.undo.push_back(std::uint32_t(i));
     }
   }
   const std::size_t at = 8 * words_.size(), n = words_.size();
@@ -225,7 +229,8 @@ void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t 
       std::memcpy(&v, now + 8 * k, 8);
       if (v == mirror.raw[n + i]) continue;
       const std::uint32_t code = code4(v, c, i);
-      put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, &mirror, n + i);
+      put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, nullptr, n + i);
+      mirror.undo.push_back(std::uint32_t(n + i));
     }
   }
 }
@@ -239,6 +244,16 @@ void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
     mirror->raw.resize(words());
   }
   const std::size_t at = 8 * words_.size(), n = words_.size();
+  if (diff) {
+    // Back to the mirrored state: the words the calls since changed.
+    for (const std::uint32_t i : mirror->undo)
+      std::memcpy(mem + (i < n ? words_[i] : rq_words_[i - n]), &mirror->raw[i], 8);
+    mirror->undo.clear();
+    // The next successor of the same state: nothing more to write.
+    if (std::memcmp(in, mirror->bytes.data(), bytes()) == 0) return;
+  } else if (mirror) {
+    mirror->undo.clear();
+  }
   for (const Run& run : runs_) {
     const std::uint8_t* codes = in + 8 * run.first;
     if (diff && same_words<std::uint64_t>(codes, mirror->bytes.data() + 8 * run.first, run.n))

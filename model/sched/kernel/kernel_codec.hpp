@@ -44,6 +44,11 @@ class Codec {
   struct Mirror {
     std::vector<std::uint8_t> bytes;  // the state bytes the region holds
     std::vector<std::uint64_t> raw;   // the region's words behind them
+    // The words that calls changed since: the region is the mirrored state
+    // but for these (undone by the next decode, which then writes only where
+    // its state differs from the mirrored one: nothing for the next
+    // successor of the same state).
+    std::vector<std::uint32_t> undo;
     bool valid = false;
   };
 
@@ -60,7 +65,8 @@ class Codec {
   void encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, std::int64_t clamp,
               Mirror* mirror = nullptr) const;
   // After a call at BLKMC_J0 on a mirrored region: out (the mirrored
-  // bytes) gets the words the call changed.
+  // bytes) gets the words the call changed; the mirror stays the state
+  // before the call, and the changed words go on its undo list.
   void encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t clamp, Mirror& mirror) const;
   // State bytes -> region at jiffies BLKMC_J0: every word, or with a valid
   // mirror the words that differ from it; the mirror follows.

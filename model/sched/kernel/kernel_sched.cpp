@@ -280,10 +280,10 @@ long KernelScheduler::run(State& s, int op, int a, int b, bool tick, Why* why, c
 void KernelScheduler::insert(State& s, int rq, bool at_head, bool requeue, Why* why) const {
   if (requeue) {
     run(s, BLKMC_OP_REQUEUE, rq, 0, false, why, ".requeue_request / .insert_requests");
-    say(why, "blk_mq_requeue_work: {} back into .insert_requests at head", t_.name(rq));
+    if (why) say(why, "blk_mq_requeue_work: {} back into .insert_requests at head", t_.name(rq));
   } else {
     run(s, BLKMC_OP_INSERT, rq, at_head, false, why, ".insert_requests");
-    say(why, ".insert_requests{}: {}", at_head ? " at head" : "", t_.name(rq));
+    if (why) say(why, ".insert_requests{}: {}", at_head ? " at head" : "", t_.name(rq));
   }
   t_.set_flag(s, rq, kInserted, true);
   t_.set_status(s, rq, at_head || requeue ? St::SchedHead : St::Sched);
@@ -301,7 +301,7 @@ int KernelScheduler::dispatch(State& s, Why* why) const {
 
 void KernelScheduler::completed(State& s, int rq, Why* why) const {
   run(s, BLKMC_OP_FINISH, rq, 0, false, why, ".finish_request");
-  say(why, ".finish_request: {}", t_.name(rq));
+  if (why) say(why, ".finish_request: {}", t_.name(rq));
 }
 
 void KernelScheduler::timer(State& s, Why* why) const {
