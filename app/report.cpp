@@ -15,6 +15,7 @@ nlohmann::json stats_json(const Stats& s) {
           {"seconds", s.seconds},
           {"states_per_second", s.states_per_second},
           {"bytes_per_state", s.bytes_per_state},
+          {"state_bytes", s.state_bytes},
           {"store_bytes", s.store_bytes},
           {"peak_rss_bytes", s.peak_rss_bytes},
           {"reduction", s.reduction},

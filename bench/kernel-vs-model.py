@@ -7,8 +7,8 @@ the suite checks them), the same search twice in one invocation: variant
 v6.18 of blkmc's model, and Debian's 6.12 block/mq-deadline.c compiled
 against blkmc's shim (the two conform on every one of these workloads:
 `blkmc conform`). One thread, every property, breadth-first, no reductions;
-each run three times, the median time. Prints states, states/s and bytes
-per state of both, the ratio of states/s, and the totals.
+each run three times, the median time. Prints states, states/s, the bytes
+of a state vector and the visited store's bytes per state of both, the ratio of states/s, and the totals.
 
 Usage: BLKMC=build/blkmc bench/kernel-vs-model.py [SUITE] [--kernel WHERE]
 (make -f Makefile.verify bench-kernel). Needs linux-source-6.12.
@@ -35,7 +35,7 @@ def median_run(args, n=3):
     runs = [run(args) for _ in range(n)]
     secs = statistics.median(r["seconds"] for r in runs)
     r = runs[0]
-    return r["states"], secs, r["bytes_per_state"]
+    return r["states"], secs, r["bytes_per_state"], r["state_bytes"]
 
 
 def main():
@@ -69,23 +69,33 @@ def main():
     # Only what the two models share (the kernel model adds kernel_state and
     # time_cap, left at their defaults).
     models = json.loads(subprocess.run([BLKMC, "list", "--json"], capture_output=True, text=True, check=True).stdout)
-    hand = {p["name"]: p["default"] for p in next(m for m in models if m["model"] == "deadline")["params"]}
-    print(f"{'parameters (non-default)':<58} {'model states':>12} {'states/s':>10} {'B/state':>8} "
-          f"{'kernel states':>13} {'states/s':>10} {'B/state':>8} {'ratio':>6}")
+    info = next(m for m in models if m["model"] == "deadline")["params"]
+    hand = {p["name"]: p["default"] for p in info}
+    names = {p["name"]: p.get("names", []) for p in info}
+
+    def named(kv):  # workload=2 -> workload=seed002-readers-writer
+        k, v = kv.split("=")
+        return f"{k}={names[k][int(v)]}" if names[k] and 0 <= int(v) < len(names[k]) else kv
+
+    # A state's bytes: the vector the model lays out; B/state: the visited
+    # store (vectors, parents, depths, table) over the states (large for
+    # tiny runs: the table's first allocation).
+    print(f"{'parameters (non-default)':<52} {'model states':>12} {'states/s':>9} {'vector':>6} {'B/state':>7} "
+          f"{'kernel states':>13} {'states/s':>9} {'vector':>6} {'B/state':>7} {'ratio':>5}")
     tot = {"ms": 0, "mt": 0.0, "ks": 0, "kt": 0.0}
     for p in params:
         kv = [x for x in p.split(",") if x.split("=")[0] in hand]
         ps = [a for x in kv for a in ("-p", x)]
-        ms, mt, mb = median_run(["check", "deadline", "-v", "v6.18", *ps])
-        ks, kt, kb = median_run(["check", "deadline", "--kernel", kernel, *ps])
+        ms, mt, mb, mv = median_run(["check", "deadline", "-v", "v6.18", *ps])
+        ks, kt, kb, kv_bytes = median_run(["check", "deadline", "--kernel", kernel, *ps])
         tot["ms"] += ms
         tot["mt"] += mt
         tot["ks"] += ks
         tot["kt"] += kt
-        shown = ",".join(x for x in kv if str(hand[x.split("=")[0]]) != x.split("=")[1])
+        shown = ",".join(named(x) for x in kv if str(hand[x.split("=")[0]]) != x.split("=")[1])
         mrate, krate = ms / max(mt, 1e-9), ks / max(kt, 1e-9)
-        print(f"{shown or '-':<58} {ms:>12} {mrate:>10.0f} {mb:>8.0f} {ks:>13} {krate:>10.0f} {kb:>8.0f} "
-              f"{krate / mrate:>6.2f}")
+        print(f"{shown or '-':<52} {ms:>12} {mrate:>9.0f} {mv:>6} {mb:>7.0f} {ks:>13} {krate:>9.0f} {kv_bytes:>6} "
+              f"{kb:>7.0f} {krate / mrate:>5.2f}")
     mrate, krate = tot["ms"] / tot["mt"], tot["ks"] / tot["kt"]
     print(f"\n{len(params)} runs: blkmc's model {tot['ms']} states in {tot['mt']:.2f} s ({mrate:.0f} states/s); "
           f"the kernel's code {tot['ks']} states in {tot['kt']:.2f} s ({krate:.0f} states/s): "

@@ -333,6 +333,7 @@ class DistributedSearch {
     st.peak_rss_bytes = sums[1];
     st.store = "plain";
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
+    st.state_bytes = len_;
     const ReductionStats rs = red_.stats();
     st.reduction = rs.summary;
     st.ample_states = rs.ample;

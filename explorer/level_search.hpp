@@ -50,6 +50,9 @@ template <class Obs>
 StopReason Search<M>::levels(Obs& obs) {
   namespace ls = level_search;
   struct Cand {
+    // User-provided: a new candidate is not zeroed (its used bytes are
+    // copied in at once; a kernel-code state is kilobytes).
+    Cand() : key(kNoInit) {}
     State key;
     std::uint64_t hash, origin, min_origin, winner;
     std::uint32_t id;  // the winner's: its state's id; a representative's: the same

@@ -25,6 +25,7 @@ struct Stats {
   double seconds = 0;
   double states_per_second = 0;
   double bytes_per_state = 0;  // visited store (states, parents, depths, table) / states
+  std::uint64_t state_bytes = 0;  // one state vector, as the model lays it out
   std::uint64_t store_bytes = 0;
   std::uint64_t disk_bytes = 0;  // the disk and bitstate stores' files
   std::uint64_t peak_rss_bytes = 0;

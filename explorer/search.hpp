@@ -153,6 +153,7 @@ class Search {
     st.omission_probability = store_->omission_probability();
     st.disk_bytes = store_->disk_bytes();
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
+    st.state_bytes = m_.state_bytes();
     st.peak_rss_bytes = peak_rss_bytes();
     const ReductionStats rs = red_.stats();
     st.reduction = rs.summary;

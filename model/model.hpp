@@ -33,11 +33,20 @@ namespace blkmc {
 // A fixed-size state; models lay their variables out in the first
 // state_bytes() bytes (a runtime length, so small parameters give small
 // states) and leave the rest zero.
+// Scratch that is written before it is read: a large state (the kernel
+// code's, kilobytes) is not zeroed on every use.
+struct NoInit {};
+inline constexpr NoInit kNoInit{};
+
 template <std::size_t N>
 struct ByteState {
   // Rounded up to whole 8-byte words: hashing reads word by word.
   static constexpr std::size_t capacity = (N + 7) / 8 * 8;
-  std::array<std::uint8_t, capacity> b{};
+  std::array<std::uint8_t, capacity> b;
+  ByteState() : b{} {}
+  // Uninitialised: only for a scratch state whose used bytes are copied
+  // in before any read (nothing reads past them).
+  explicit ByteState(NoInit) {}
 };
 
 // One atomic step: which actor moves, what it does, and the nondeterministic

@@ -237,7 +237,9 @@ template <class F>
 void SchedModel<Sched>::expand(const State& s, F& emit) const {
   if constexpr (HasHalt<Sched>)
     if (sched_.halted(s)) return;
-  State next{};
+  // Each successor copies the state in first (copy_state: the used bytes,
+  // padding included); no byte past them is read.
+  State next(kNoInit);
   bool urgent = false;
   const int phase = gate_phase(s);
   for (int p = 0; p < nproc_; ++p)
