@@ -72,12 +72,12 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
     const std::string mark =
         diff         ? (pb.verdict == Verdict::Violated ? "REGRESSION" : "FIXED")
         : value_diff ? fmt::format("CHANGED ({} -> {})", cell(pa), cell(pb))
-        : unknown    ? fmt::format("UNDECIDED (the {} search stopped at a limit)",
+        : unknown    ? fmt::format("UNDECIDED ({} stopped at a limit)",
                                    pa.verdict == Verdict::Incomplete || (maximize && !pa.value_exact)
                                        ? (pb.verdict == Verdict::Incomplete || (maximize && !pb.value_exact)
-                                              ? "both"
-                                              : a.variant)
-                                       : b.variant)
+                                              ? std::string("both searches")
+                                              : fmt::format("the {} search", a.variant))
+                                       : fmt::format("the {} search", b.variant))
                      : "";
     if (!as_json)
       std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,

@@ -3,6 +3,7 @@
 // over app/ (the registry and the model adapters) and the engines. main()
 // is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -51,6 +52,25 @@ constexpr const char* kParamHelp =
     "model parameter name=value (repeatable; workload=NAME|FILE.wl, shadow=VARIANT|none)";
 constexpr const char* kWorkloadHelp =
     "scheduler models: the workload, a shipped NAME (blkmc list) or your own FILE.wl (same as -p workload=)";
+
+// A number 0..2^64-1 in decimal digits: CLI11's unsigned conversion takes
+// "-1" (as 2^64-1) and a number past the range (as the largest).
+const CLI::Validator kUnsigned64(
+    [](std::string& s) -> std::string {
+      std::uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+        return fmt::format("'{}' is not a number from 0 to 18446744073709551615", s.substr(0, 40));
+      return "";
+    },
+    "0..2^64-1");
+
+// The same property twice would be checked twice and printed twice.
+void no_repeats(const std::vector<std::string>& xs, const char* opt) {
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (xs[i] == xs[j]) throw UsageError(fmt::format("{} {} given twice", opt, xs[i].substr(0, 80)));
+}
 
 // --workload W: the same as -p workload=W, given once.
 void add_workload_param(const std::string& w, std::vector<std::string>& params) {
@@ -329,19 +349,23 @@ int blkmc::blkmc_main(int argc, char** argv) {
   diffc->add_option("--function", diff_function, "only this decision function");
   diffc->add_flag("--json", as_json, "print the comparison as JSON");
   DiffReachOptions diff_reach;
-  diffc->add_flag("--reach", diff_reach.enabled,
+  auto* reach_opt = diffc->add_flag("--reach", diff_reach.enabled,
                   "where they differ, search breadth-first for a shortest trace to such a state: "
                   "variant TO with shadow=FROM and the model's shadow property, on each shipped "
                   "workload, smallest first (bfq, cfq, deadline)");
-  diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here");
-  diffc->add_option("--report", diff_reach.report, "with --reach: write the trace found as an HTML page here");
+  diffc->add_option("--trace-out", diff_reach.trace_out, "with --reach: write the trace found here")->needs(reach_opt);
+  diffc->add_option("--report", diff_reach.report, "with --reach: write the trace found as an HTML page here")
+      ->needs(reach_opt);
   diffc->add_option("--param,-p", diff_reach.params,
                     "with --reach: model parameter name=value for the search (repeatable; "
-                    "workload=N, NAME or FILE.wl searches only that workload)");
-  diffc->add_option("--workload", workload_opt, "with --reach: search only this workload, NAME or FILE.wl");
+                    "workload=N, NAME or FILE.wl searches only that workload)")
+      ->needs(reach_opt);
+  diffc->add_option("--workload", workload_opt, "with --reach: search only this workload, NAME or FILE.wl")
+      ->needs(reach_opt);
   diffc->add_option("--max-states", diff_reach.max_states,
                     "with --reach: states searched per workload (default 2000000)")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)))
+      ->needs(reach_opt);
 
   ProveRequest preq;
   bool no_lemmas = false;
@@ -376,7 +400,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   sim->add_option("--workload", workload_opt, kWorkloadHelp);
   sim->add_option("--report", report_out,
                   "also draw the run in an HTML page here: latency CDF and service over time per process, seek distance");
-  auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)");
+  auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)")
+                       ->check(kUnsigned64);
   sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
       ->excludes(seed_opt);
   sim->add_option("--steps", sim_opt.max_steps, "stop after this many steps (default 1000000)")
@@ -477,7 +502,14 @@ int blkmc::blkmc_main(int argc, char** argv) {
   exportc->add_option("--workload", workload_opt, "the workload to export, NAME or FILE.wl (instead of a source)");
   exportc->add_flag("--fio", export_fio_flag, "a fio job file (one job per process, iolog replay)")->required();
   exportc->add_option("-o,--output", fio_out, "job file to write (iologs go next to it)")->required();
-  exportc->add_option("--target", fio_target, "file or device the iologs name (default blkmc-fio.img; fio writes to it)");
+  exportc->add_option("--target", fio_target, "file or device the iologs name (default blkmc-fio.img; fio writes to it)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            const bool blank = s.find_first_not_of(" \t") == std::string::npos;
+            const bool control = std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+            return blank || control ? "a path, not empty and without control characters" : "";
+          },
+          "PATH"));
 
   try {
     app.parse(argc, argv);
@@ -501,6 +533,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
     else if (diffc->parsed()) add_workload_param(workload_opt, diff_reach.params);
     else if (conformc->parsed()) add_workload_param(workload_opt, conform_args.params);
     else add_workload_param(workload_opt, params);
+    no_repeats(props, "--prop");
+    no_repeats(preq.props, "--prop");
     if (list->parsed()) {
       print_list(list_json);
       return 0;

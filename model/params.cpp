@@ -48,6 +48,8 @@ Params resolve_params(const ModelInfo& info, const std::vector<std::string>& kvs
       throw UsageError(fmt::format("parameter '{}' is not of the form name=value", kv));
     std::string name = kv.substr(0, eq), val = kv.substr(eq + 1);
     find_param(info, name);
+    if (given.count(name))
+      throw UsageError(fmt::format("parameter {} given twice (-p {}=...)", name, name));
     int v = 0;
     auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
     if (ec != std::errc() || ptr != val.data() + val.size()) {

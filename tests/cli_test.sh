@@ -242,6 +242,25 @@ if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); the
   fail=$((fail + 1)); echo "FAIL: simulate is not deterministic per seed"; fi
 contains "$T/out" '"end": "tick limit"' "simulate stops at --ticks"
 contains "$T/out" '"ticks": 500' "simulate counts ticks"
+# Options that would be taken silently: a seed out of range or negative
+# (CLI11 wraps it), the same parameter or property twice, a diff option
+# that only --reach reads, an export target that names nothing.
+for seed in -1 '' 18446744073709551616 0x10; do
+  expect 2 "simulate --seed '$seed'" -- "$B" simulate deadline --variant v6.18 --seed "$seed"
+  one_line_error "simulate --seed '$seed'"
+done
+expect 0 "simulate --seed 18446744073709551615" -- "$B" simulate deadline --variant v6.18 --seed 18446744073709551615 -q
+expect 2 "the same parameter twice" -- "$B" check tags -v refcount -p ntags=2 -p ntags=3 -q
+one_line_error "the same parameter twice"
+expect 2 "the same property twice" -- "$B" check tags -v refcount --prop fn-sees-owner --prop fn-sees-owner -q
+one_line_error "the same property twice"
+expect 2 "diff --max-states without --reach" -- "$B" diff deadline --from v6.18 --to head-request --max-states 5
+one_line_error "diff --max-states without --reach"
+for target in '' ' ' $'a\nb'; do
+  expect 2 "export --target '$target'" -- "$B" export --fio "$T/x.fio" --workload gated-write --target "$target"
+  one_line_error "export --target"
+  [ ! -e "$T/x.fio" ] || { fail=$((fail + 1)); echo "FAIL: export --target '$target' wrote a job"; }
+done
 expect 0 "simulate seed 8" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 8 --ticks 500 --json -q
 if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); then
   fail=$((fail + 1)); echo "FAIL: simulate: seeds 7 and 8 gave the same run"; else pass=$((pass + 1)); fi
