@@ -250,6 +250,8 @@ TEST_CASE("deadline: workload parser rejects bad input with one-line usage error
       {"proc a\n", "exactly one of reqs= and stream="},
       {"proc a reqs=300\n", "sector=300 is out of range"},
       {"proc a reqs=1,,2\n", "empty entry"},
+      {"proc a reqs=0,50,20,90,\n", "empty entry"},
+      {"proc a reqs=,1\n", "empty entry"},
       {"proc a reqs=1 prio=xx\n", "prio: 'xx'"},
       {"proc a reqs=1 sync=2\n", "sync=2 is out of range"},
       {"proc a reqs=1 colour=red\n", "unknown option 'colour'"},

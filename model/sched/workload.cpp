@@ -149,7 +149,10 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
   if (has_reqs) {
     if (o.count("start") || o.count("stride") || o.count("size"))
       throw LineError{"start=, stride= and size= go with stream="};
-    std::stringstream ss(o.at("reqs"));
+    const std::string& list = o.at("reqs");
+    // getline drops a last empty entry: "0,50," must not read as "0,50".
+    if (list.empty() || list.back() == ',') throw LineError{"empty entry in reqs="};
+    std::stringstream ss(list);
     std::string e;
     while (std::getline(ss, e, ',')) {
       if (e.empty()) throw LineError{"empty entry in reqs="};
