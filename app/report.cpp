@@ -63,12 +63,18 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
   return out;
 }
 
+// Bytes per state mean something once the store's first allocation (its
+// table and first chunk) is shared by many states; before, its size says more.
+constexpr std::uint64_t kStatesForPerState = 100000;
+
 std::string stats_text(const Stats& s) {
+  const std::string store =
+      s.states >= kStatesForPerState
+          ? fmt::format("{:.1f} bytes/state ({} store)", s.bytes_per_state, s.store)
+          : fmt::format("{} store of {}", s.store, human_bytes(double(s.store_bytes)));
   return fmt::format(
-      "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {:.1f} bytes/state ({} "
-      "store){}, peak RSS {}, {} thread{}{}",
-      s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second),
-      s.bytes_per_state, s.store,
+      "{} states, {} transitions, max depth {}, {:.3f} s, {} states/s, {}{}, peak RSS {}, {} thread{}{}",
+      s.states, s.transitions, s.max_depth, s.seconds, human_count(s.states_per_second), store,
       s.disk_bytes ? fmt::format(", disk {} ({:.1f} bytes/state)", human_bytes(double(s.disk_bytes)),
                                  s.states ? double(s.disk_bytes) / double(s.states) : 0.0)
                    : "",
