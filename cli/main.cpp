@@ -25,6 +25,7 @@
 #include "cli/prove.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
+#include "common/error_line.hpp"
 #include "counterexamples/render.hpp"
 #include "app/report.hpp"
 #include "app/trace_report.hpp"
@@ -518,7 +519,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "blkmc: " << e.what() << " (see blkmc --help)\n";
+    std::cerr << "blkmc: " << error_line(e.what()) << " (see blkmc --help)\n";
     return kExitUsage;
   }
 
@@ -769,7 +770,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
     std::cerr << "blkmc: interrupted\n";
     return kExitIncomplete;
   } catch (const UsageError& e) {
-    std::cerr << "blkmc: " << e.what() << '\n';
+    std::cerr << "blkmc: " << error_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << "blkmc: out of memory (use --memory to stop cleanly before this)\n";
@@ -780,7 +781,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       std::cerr << "blkmc: interrupted\n";
       return kExitIncomplete;
     }
-    std::cerr << "blkmc: error: " << e.what() << '\n';
+    std::cerr << "blkmc: error: " << error_line(e.what()) << '\n';
     return kExitUsage;
   }
   return kExitUsage;

@@ -261,6 +261,14 @@ for target in '' ' ' $'a\nb'; do
   one_line_error "export --target"
   [ ! -e "$T/x.fio" ] || { fail=$((fail + 1)); echo "FAIL: export --target '$target' wrote a job"; }
 done
+# A name of 100 KB or with a newline: one short line of error, the name cut.
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+expect 2 "a 100 KB variant name" -- "$B" check tags -v "$long"
+one_line_error "a 100 KB variant name"
+[ "$(wc -c <"$T/err")" -lt 400 ] && grep -q "(100000 bytes)" "$T/err" && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: a 100 KB name is not cut in the error ($(wc -c <"$T/err") bytes)"; }
+expect 2 "a model name with a newline" -- "$B" check $'tags\nx' -v refcount
+one_line_error "a model name with a newline"
 expect 0 "simulate seed 8" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 8 --ticks 500 --json -q
 if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); then
   fail=$((fail + 1)); echo "FAIL: simulate: seeds 7 and 8 gave the same run"; else pass=$((pass + 1)); fi
