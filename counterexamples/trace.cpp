@@ -102,6 +102,9 @@ Trace trace_from_json(const json& j) {
   t.variant = str_field(j, "variant", "trace");
   t.property = str_field(j, "property", "trace");
   t.search = opt_str_field(j, "search", "trace");
+  // What a search writes (the order decides which shortest trace it is).
+  if (!t.search.empty() && t.search != "bfs" && t.search != "dfs")
+    throw UsageError(fmt::format("malformed trace: 'search' is '{}', not bfs or dfs", t.search));
   if (j.contains("params")) {
     const json& params = j.at("params");
     if (!params.is_object()) throw UsageError("malformed trace: 'params' is not an object");

@@ -269,6 +269,12 @@ one_line_error "a 100 KB variant name"
   { fail=$((fail + 1)); echo "FAIL: a 100 KB name is not cut in the error ($(wc -c <"$T/err") bytes)"; }
 expect 2 "a model name with a newline" -- "$B" check $'tags\nx' -v refcount
 one_line_error "a model name with a newline"
+# A trace's "search" is bfs or dfs (absent: either); anything else is malformed.
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['search']='BFS'; json.dump(j,open(sys.argv[2],'w'))" \
+  "$SRC/counterexamples/tags/tags-null-check-fn-sees-owner.json" "$T/bad-search.json"
+expect 2 "a trace searched 'BFS'" -- "$B" replay "$T/bad-search.json"
+one_line_error "a trace searched 'BFS'"
+expect 2 "check --from-trace of a trace searched 'BFS'" -- "$B" check --from-trace "$T/bad-search.json" -q
 expect 0 "simulate seed 8" -- "$B" simulate deadline --variant v6.18 -p workload=13 -p clock=1 --seed 8 --ticks 500 --json -q
 if cmp -s <(grep -v '"seconds"' "$T/sim7a") <(grep -v '"seconds"' "$T/out"); then
   fail=$((fail + 1)); echo "FAIL: simulate: seeds 7 and 8 gave the same run"; else pass=$((pass + 1)); fi
