@@ -353,7 +353,7 @@ TEST_CASE("properties: random paths become traces that replay to the same state"
     const auto cx = random_path(m, max_len);
     const int prop = pick(0, int(info.props.size()));
     const Trace t = make_trace(m, info.variants[std::size_t(p.variant)].name, p.params(),
-                               info.props[std::size_t(prop)].name, "random", cx);
+                               info.props[std::size_t(prop)].name, "dfs", cx);
     RC_ASSERT(t.steps.size() == cx.steps.size());
     const TState& last = cx.states.back();
     const nlohmann::json last_json = m.state_json(last);
