@@ -97,9 +97,13 @@ std::string params_text(const std::string& model, const Params& p) {
   return it == all.end() ? params_string(p) : params_string((*it)->info(), p);
 }
 
+std::string params_text(const CheckOutcome& o) {
+  return o.params_shown.empty() ? params_text(o.model, o.params) : o.params_shown;
+}
+
 std::string outcome_text(const CheckOutcome& o) {
-  std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant,
-                                o.params_shown.empty() ? params_text(o.model, o.params) : o.params_shown, o.search, to_string(o.stop));
+  std::string out = fmt::format("{} --variant {} ({}), {} search: {}\n", o.model, o.variant, params_text(o),
+                                o.search, to_string(o.stop));
   for (const auto& p : o.props) {
     out += fmt::format("  {:<22} {}", p.name, prop_result_text(p));
     // A lossy store never gives a bare "holds" (nor an exact maximum).

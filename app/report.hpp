@@ -15,6 +15,8 @@ std::string outcome_text(const CheckOutcome& o);
 // A run's parameters for a header: by value name where the model names
 // them (workload=gated-write, shadow=none), as numbers for an unknown model.
 std::string params_text(const std::string& model, const Params& p);
+// An outcome's parameters as the model that ran names them.
+std::string params_text(const CheckOutcome& o);
 // One property's result as outcome_text prints it: "violated  (7 steps)",
 // "max = 32 (trace 17 steps)", "holds  (max = 30)", ...
 std::string prop_result_text(const CheckOutcome::Prop& p);

@@ -22,7 +22,7 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
   nlohmann::json rows = nlohmann::json::array();
   if (!as_json)
     std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
-                             a.params_shown.empty() ? params_text(a.model, a.params) : a.params_shown, a.variant, b.variant, "property", a.variant,
+                             params_text(a), a.variant, b.variant, "property", a.variant,
                              b.variant);
   // A maximize property without a bound shows its maximum ("max>=" when the
   // search was incomplete) instead of a verdict.

@@ -97,7 +97,7 @@ StopReason Search<M>::levels(Obs& obs) {
   bool truncated = false;
 
   auto cand = [&](std::uint64_t ref) -> Cand& { return chunks[ref >> 32].cands[std::uint32_t(ref)]; };
-  const std::size_t used = (m_.state_bytes() + 7) / 8 * 8;  // the bytes of a state that carry data
+  const std::size_t used = padded_bytes(m_.state_bytes());  // the bytes of a state that carry data
 
   std::size_t lo = 0;
   for (std::uint32_t depth = 0; lo < store_->size(); ++depth) {
@@ -136,8 +136,8 @@ StopReason Search<M>::levels(Obs& obs) {
               continue;
             }
           }
-          // Successors in place, only the bytes a state uses copied: every
-          // State is zero past them (a large state is far from its capacity).
+          // Successors in place, only the bytes a state uses copied (a large
+          // state is far from its capacity); nothing reads past them.
           std::size_t ns = 0;
           m_.for_each_successor(cur, [&](const Step& st, const State& next) {
             if (ns == succ.size()) succ.emplace_back();

@@ -30,18 +30,22 @@
 
 namespace blkmc {
 
-// A fixed-size state; models lay their variables out in the first
-// state_bytes() bytes (a runtime length, so small parameters give small
-// states) and leave the rest zero.
 // Scratch that is written before it is read: a large state (the kernel
 // code's, kilobytes) is not zeroed on every use.
 struct NoInit {};
 inline constexpr NoInit kNoInit{};
 
+// n bytes rounded up to whole 8-byte words: hashing reads word by word, so
+// a state's bytes are copied with their padding.
+constexpr std::size_t padded_bytes(std::size_t n) { return (n + 7) / 8 * 8; }
+
+// A fixed-size state; models lay their variables out in the first
+// state_bytes() bytes (a runtime length, so small parameters give small
+// states) and leave the rest zero (but a kNoInit scratch state, of which
+// only the padded state_bytes() are ever written and read).
 template <std::size_t N>
 struct ByteState {
-  // Rounded up to whole 8-byte words: hashing reads word by word.
-  static constexpr std::size_t capacity = (N + 7) / 8 * 8;
+  static constexpr std::size_t capacity = padded_bytes(N);
   std::array<std::uint8_t, capacity> b;
   ByteState() : b{} {}
   // Uninitialised: only for a scratch state whose used bytes are copied

@@ -207,10 +207,10 @@ class SchedModel {
   void issue_to_driver(State& s, int r) const;
   void renumber(State& s) const;
   bool same(const State& a, const State& b) const;
-  // The bytes a state uses, no more (the rest of a zeroed State stays zero):
-  // a kernel-code state is far smaller than its capacity.
+  // The bytes a state uses with their padding, no more: a kernel-code
+  // state is far smaller than its capacity.
   void copy_state(State& to, const State& from) const {
-    std::memcpy(to.b.data(), from.b.data(), (schema_.bytes() + 7) / 8 * 8);
+    std::memcpy(to.b.data(), from.b.data(), padded_bytes(schema_.bytes()));
   }
   std::string rq_list(const State& s, St st) const;
   std::string fair_text(const State& s) const;

@@ -187,10 +187,19 @@ void Codec::encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, st
 }
 
 // Whether n words at a equal n at b. The state bytes carry no alignment, so
-// the words are loaded through memcpy (plain loads on x86); no early exit, so
-// the compiler vectorises.
+// the words are loaded through memcpy (plain loads on x86); a request's run
+// has one size, and a compare of a constant size compiles to a few unrolled
+// loads; other runs in a loop without early exit, which the compiler
+// vectorises.
 template <typename W>
 static bool same_words(const void* a, const void* b, std::uint32_t n) {
+  switch (n * sizeof(W)) {
+    case 32: return std::memcmp(a, b, 32) == 0;
+    case 40: return std::memcmp(a, b, 40) == 0;
+    case 64: return std::memcmp(a, b, 64) == 0;
+    case 80: return std::memcmp(a, b, 80) == 0;
+    default: break;
+  }
   const auto* p = static_cast<const std::uint8_t*>(a);
   const auto* q = static_cast<const std::uint8_t*>(b);
   W d = 0;
@@ -201,19 +210,6 @@ static bool same_words(const void* a, const void* b, std::uint32_t n) {
     d |= x ^ y;
   }
   return d == 0;
-}
-
-// The same for a run: a request's words are a run of a fixed size, and a
-// compare of a constant size compiles to a few unrolled loads.
-template <typename W>
-static bool same_run(const void* a, const void* b, std::uint32_t n) {
-  switch (n * sizeof(W)) {
-    case 32: return std::memcmp(a, b, 32) == 0;
-    case 40: return std::memcmp(a, b, 40) == 0;
-    case 64: return std::memcmp(a, b, 64) == 0;
-    case 80: return std::memcmp(a, b, 80) == 0;
-    default: return same_words<W>(a, b, n);
-  }
 }
 
 void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t clamp, Mirror& mirror) const {
@@ -235,7 +231,7 @@ void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t 
   const std::size_t at = 8 * words_.size(), n = words_.size();
   for (const Run& run : rq_runs_) {
     const std::uint8_t* now = mem + run.off;
-    if (same_run<std::uint64_t>(now, mirror.raw.data() + n + run.first, run.n)) continue;
+    if (same_words<std::uint64_t>(now, mirror.raw.data() + n + run.first, run.n)) continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;
       std::uint64_t v;
@@ -290,7 +286,7 @@ void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
   }
   for (const Run& run : rq_runs_) {
     const std::uint8_t* codes = in + at + 4 * run.first;
-    if (diff && same_run<std::uint32_t>(codes, mirror->bytes.data() + at + 4 * run.first, run.n))
+    if (diff && same_words<std::uint32_t>(codes, mirror->bytes.data() + at + 4 * run.first, run.n))
       continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
       const std::size_t i = run.first + k;

@@ -211,8 +211,6 @@ const char* status_name(int status) {
 // The STT_OBJECT symbols of the ELF file at path, placed at base: the
 // scheduler's variables, so that a write to one can be named.
 void Module::read_objects(std::uintptr_t base) {
-  std::vector<Object>& out = objects_;
-  std::string& names = names_;
   const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st{};
@@ -236,13 +234,13 @@ void Module::read_objects(std::uintptr_t base) {
       if (ELF64_ST_TYPE(sym[k].st_info) != STT_OBJECT || sym[k].st_size == 0 || sym[k].st_name >= strs->sh_size)
         continue;
       const char* name = str + sym[k].st_name;
-      out.push_back({base + sym[k].st_value, base + sym[k].st_value + sym[k].st_size, names.size()});
-      names.append(name, strnlen(name, strs->sh_size - sym[k].st_name));
-      names.push_back('\0');
+      objects_.push_back({base + sym[k].st_value, base + sym[k].st_value + sym[k].st_size, names_.size()});
+      names_.append(name, strnlen(name, strs->sh_size - sym[k].st_name));
+      names_.push_back('\0');
     }
   }
   munmap(map, size);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+  std::sort(objects_.begin(), objects_.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
 }
 
 const Module& Module::load(const std::string& so) {
