@@ -116,6 +116,79 @@ TEST_CASE("kernel: a state coded in one region decodes in another to the same co
   CHECK(sc == sa);
 }
 
+TEST_CASE("kernel: fixed words that change and values wider than a code go through the wide slots exactly") {
+  const kernel::Module& m = module();
+  Setup a(m);
+  const blkmc_region* h = a.r.hdr();
+  std::vector<std::uint32_t> offs;
+  for (int i = 0; i < h->nobjs; ++i)
+    for (std::uint64_t w = 0; w < h->objs[i].size; w += 8) offs.push_back(std::uint32_t(h->objs[i].off + w));
+  std::vector<std::uint64_t> before(offs.size());
+  for (std::size_t i = 0; i < offs.size(); ++i) std::memcpy(&before[i], a.r.at(offs[i]), 8);
+  // Fixed: every object word, read at init (as the learning leaves them).
+  const kernel::Codec all(a.r, m, std::vector<bool>(offs.size(), true));
+  const kernel::Codec none(a.r, m);
+  CHECK(all.fixed_words() == offs.size());
+  CHECK(all.bytes() < none.bytes());
+  a.call(m, BLKMC_OP_ALLOC, 0);
+  a.call(m, BLKMC_OP_INSERT, 0, 0);
+  std::size_t changed = 0, first = offs.size();
+  for (std::size_t i = 0; i < offs.size(); ++i) {
+    std::uint64_t v;
+    std::memcpy(&v, a.r.at(offs[i]), 8);
+    if (v != before[i]) {
+      ++changed;
+      first = std::min(first, i);
+    }
+  }
+  REQUIRE(changed > 0);
+  // More changed fixed words than slots: an error that names a word.
+  if (changed > 6) {
+    std::vector<std::uint8_t> st(all.bytes());
+    CHECK_THROWS_WITH_AS(all.encode(a.r, st.data(), BLKMC_J0, true, 10),
+                         doctest::Contains("slots of the state for words wider"), std::runtime_error);
+  }
+  // One fixed word that changed, and a value no 4-byte code holds in
+  // another object word: both round-trip through a second region.
+  std::vector<bool> one(offs.size(), false);
+  one[first] = true;
+  Setup b(m);
+  const kernel::Codec cb(b.r, m, one);
+  const std::size_t other = first + 1 < offs.size() ? first + 1 : 0;
+  const std::uint64_t odd = 0x0123456789abcdefULL;
+  std::uint64_t keep;
+  std::memcpy(&keep, a.r.at(offs[other]), 8);
+  std::memcpy(a.r.at(offs[other]), &odd, 8);
+  std::vector<std::uint8_t> sa(cb.bytes()), sc(cb.bytes());
+  cb.encode(a.r, sa.data(), BLKMC_J0, true, 10);
+  Setup c(m);
+  kernel::Codec::Mirror mirror;
+  cb.encode(c.r, sc.data(), BLKMC_J0, true, 10, &mirror);  // c at init, mirrored
+  cb.decode(sa.data(), c.r, &mirror);
+  for (std::size_t i = 0; i < offs.size(); ++i) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a.r.at(offs[i]), 8);
+    std::memcpy(&y, c.r.at(offs[i]), 8);
+    if (x - a.r.base() < a.r.size()) x = x - a.r.base() + c.r.base();  // a pointer into the region
+    CHECK_MESSAGE(x == y, "object word ", i);
+  }
+  cb.encode(c.r, sc.data(), BLKMC_J0, true, 10);
+  CHECK(sc == sa);
+  // Back to the init state through the mirror: the slots emptied, the
+  // fixed word at its value again.
+  std::vector<std::uint8_t> s0(cb.bytes());
+  Setup d(m);
+  cb.encode(d.r, s0.data(), BLKMC_J0, true, 10);
+  cb.decode(s0.data(), c.r, &mirror);
+  std::uint64_t back;
+  std::memcpy(&back, c.r.at(offs[first]), 8);
+  std::uint64_t at_init;
+  std::memcpy(&at_init, d.r.at(offs[first]), 8);
+  if (at_init - d.r.base() < d.r.size()) at_init = at_init - d.r.base() + c.r.base();
+  CHECK(back == at_init);
+  std::memcpy(a.r.at(offs[other]), &keep, 8);
+}
+
 TEST_CASE("kernel: along random walks the canonical key and the raw words see the same steps and observations") {
   // The key (rb-tree shapes, rebased counters, old times capped) and the
   // raw words in lockstep: equal enabled steps, verdicts of every

@@ -10,7 +10,7 @@ namespace blkmc::kernel {
 
 namespace {
 
-// An object's 8-byte code: the tag in the top 16 bits.
+// A wide word's 8-byte code: the tag in the top 16 bits.
 constexpr std::uint64_t kTagShift = 48;
 constexpr std::uint64_t kRegionTag = 0xB1C0, kObjectTag = 0xB1C1, kJiffiesTag = 0xB1C2, kKtimeTag = 0xB1C3;
 constexpr std::uint64_t kLow = (std::uint64_t(1) << kTagShift) - 1;
@@ -18,17 +18,22 @@ constexpr std::uint64_t kJiffiesWindow = std::uint64_t(1) << 40;
 constexpr std::uint64_t kKtimeWindow = std::uint64_t(1) << 46;
 constexpr std::int64_t kNsPerTick = 1000000;
 
-// A request word's 4-byte code: the top 3 bits.
+// A word's 4-byte code: the top 4 bits.
 constexpr std::uint32_t kSmall = 0, kRqRegion = 1, kRqObject = 2, kRqJiffies = 3, kRqKtime = 4, kRqFree = 5,
-                        kRqNegative = 6;
-constexpr std::uint32_t kValueBits = 29, kValueMask = (1u << kValueBits) - 1;
+                        kRqNegative = 6, kPair = 7, kWide = 8;
+constexpr std::uint32_t kValueBits = 28, kValueMask = (1u << kValueBits) - 1;
+constexpr int kHalfBits = 14;  // each int of a pair
+constexpr std::size_t kSlotBytes = 12;  // a wide slot: owner word + 1 (0: free), its 8-byte code
 constexpr std::uint64_t kFreeWord = 0x6b6b6b6b6b6b6b6bULL;  // BLKMC_FREE_BYTE x 8
 static_assert(BLKMC_FREE_BYTE == 0x6b);
 static_assert(BLKMC_REDZONE_BYTE == 0xa5 && BLKMC_REDZONE % 8 == 0);
 
 std::uint64_t ktime_at(std::uint64_t jiffies) { return BLKMC_K0 + (jiffies - BLKMC_J0) * std::uint64_t(kNsPerTick); }
 
-bool fits29(std::int64_t d) { return d >= -(std::int64_t(1) << (kValueBits - 1)) && d < (std::int64_t(1) << (kValueBits - 1)); }
+bool fits(std::int64_t d, int bits) { return d >= -(std::int64_t(1) << (bits - 1)) && d < (std::int64_t(1) << (bits - 1)); }
+std::int64_t sext(std::uint64_t v, int bits) { return std::int64_t(v << (64 - bits)) >> (64 - bits); }
+std::uint32_t code(std::uint32_t tag, std::uint64_t value) { return tag << kValueBits | std::uint32_t(value & kValueMask); }
+bool is_wide(std::uint32_t c) { return c >> kValueBits == kWide; }
 
 }  // namespace
 
@@ -54,20 +59,59 @@ struct Codec::Ctx {
   }
 };
 
-Codec::Codec(const Region& r, const Module& m) : m_(m) {
+Codec::Codec(const Region& r, const Module& m, const std::vector<bool>& fixed) : m_(m) {
   const blkmc_region& h = *r.hdr();
+  const std::uint8_t* mem = r.at(0);
+  const Ctx c(r, m, BLKMC_J0, false, 0);
+  // Runs of words alike (coded, or fixed): an object splits where that changes.
+  auto add = [&](std::uint32_t off, bool fix) {
+    const std::uint32_t i = std::uint32_t(fixed_.size());
+    std::uint64_t v;
+    std::memcpy(&v, mem + off, 8);
+    fixed_.push_back(fix ? code8(v, c, i) : 0);  // position free: every region has its own
+    is_fixed_.push_back(fix);
+    pos_.push_back(fix ? -1 : int(live_++));
+    if (!runs_.empty() && !runs_.back().end && runs_.back().fixed == fix && runs_.back().off + 8 * runs_.back().n == off &&
+        runs_.back().first + runs_.back().n == i)
+      ++runs_.back().n;
+    else
+      runs_.push_back({off, 1, i, std::uint32_t(fix ? 0 : pos_.back()), fix});
+  };
   for (int i = 0; i < h.nobjs; ++i) {
     const blkmc_obj& o = h.objs[i];
-    runs_.push_back({std::uint32_t(o.off), std::uint32_t(o.size / 8), std::uint32_t(words_.size())});
-    for (std::uint64_t w = 0; w < o.size; w += 8) words_.push_back(std::uint32_t(o.off + w));
+    for (std::uint64_t w = 0; w < o.size; w += 8) {
+      const std::size_t k = words_.size();
+      words_.push_back(std::uint32_t(o.off + w));
+      add(std::uint32_t(o.off + w), k < fixed.size() && fixed[k]);
+    }
+    runs_.back().end = true;  // the next object is a run of its own
     redzones_.push_back({std::uint32_t(o.off + o.size), BLKMC_REDZONE});
   }
   for (int i = 0; i < h.nrqs; ++i) {
     const std::uint64_t slot = h.slots_off + std::uint64_t(i) * h.slot_stride + h.slot_lead;
-    rq_runs_.push_back({std::uint32_t(slot), h.rq_state_words, std::uint32_t(rq_words_.size())});
-    for (std::uint32_t w = 0; w < h.rq_state_words; ++w) rq_words_.push_back(std::uint32_t(slot + 8 * w));
+    for (std::uint32_t w = 0; w < h.rq_state_words; ++w) {
+      rq_words_.push_back(std::uint32_t(slot + 8 * w));
+      add(std::uint32_t(slot + 8 * w), false);
+    }
+    runs_.back().end = true;
   }
   per_rq_ = std::max<std::size_t>(1, h.rq_state_words);
+  // Room for the wide words init left, as many again and three more, and
+  // three more where words are fixed (for those that are not, after all).
+  std::size_t wide = 0;
+  for (std::size_t i = 0; i < words(); ++i) {
+    std::uint64_t v;
+    std::memcpy(&v, mem + offset(i), 8);
+    wide += !is_fixed_[i] && !narrow(v, c, nullptr);
+  }
+  wide_slots_ = 2 * wide + 3 + (live_ < words() ? 3 : 0);
+}
+
+std::string Codec::word_name(std::size_t i) const {
+  if (i >= words_.size() + rq_words_.size()) return "?";
+  if (i < words_.size()) return fmt::format("the word at region offset {:#x}", words_[i]);
+  i -= words_.size();
+  return fmt::format("request {}'s word at offset {} of struct request", i / per_rq_, 8 * (i % per_rq_));
 }
 
 std::uint64_t Codec::code8(std::uint64_t v, const Ctx& c, std::size_t i) const {
@@ -78,9 +122,7 @@ std::uint64_t Codec::code8(std::uint64_t v, const Ctx& c, std::size_t i) const {
   const std::uint64_t tag = v >> kTagShift;
   if (tag >= kRegionTag && tag <= kKtimeTag)
     throw std::runtime_error(fmt::format(
-        "kernel state: the word at region offset {:#x} holds {:#x}, which blkmc's state coding cannot tell from "
-        "its own tags",
-        words_[i], v));
+        "kernel state: {} holds {:#x}, which blkmc's state coding cannot tell from its own tags", word_name(i), v));
   return v;
 }
 
@@ -96,44 +138,36 @@ std::uint64_t Codec::value8(std::uint64_t code, const Ctx& c) const {
   }
 }
 
-std::uint32_t Codec::code4(std::uint64_t v, const Ctx& c, std::size_t i) const {
-  auto code = [](std::uint32_t tag, std::uint64_t value) { return tag << kValueBits | std::uint32_t(value & kValueMask); };
-  bool ok = true;
-  std::uint32_t out = 0;
+bool Codec::narrow(std::uint64_t v, const Ctx& c, std::uint32_t* out) const {
+  std::uint32_t x;
   if (v <= kValueMask) {
-    out = code(kSmall, v);
-  } else if (v - c.base < c.size) {
-    ok = v - c.base <= kValueMask;
-    out = code(kRqRegion, v - c.base);
-  } else if (v - c.lo < c.osize) {
-    ok = v - c.lo <= kValueMask;
-    out = code(kRqObject, v - c.lo);
-  } else if (c.is_jiffies(v)) {
-    const std::int64_t d = c.jiffies_delta(v);
-    ok = fits29(d);
-    out = code(kRqJiffies, std::uint64_t(d));
-  } else if (c.is_ktime(v)) {
-    const std::int64_t d = c.ktime_delta(v);
-    ok = fits29(d);
-    out = code(kRqKtime, std::uint64_t(d));
+    x = code(kSmall, v);
+  } else if (v - c.base < c.size && v - c.base <= kValueMask) {
+    x = code(kRqRegion, v - c.base);
+  } else if (v - c.lo < c.osize && v - c.lo <= kValueMask) {
+    x = code(kRqObject, v - c.lo);
+  } else if (c.is_jiffies(v) && fits(c.jiffies_delta(v), kValueBits)) {
+    x = code(kRqJiffies, std::uint64_t(c.jiffies_delta(v)));
+  } else if (c.is_ktime(v) && fits(c.ktime_delta(v), kValueBits)) {
+    x = code(kRqKtime, std::uint64_t(c.ktime_delta(v)));
   } else if (v == kFreeWord) {
-    out = code(kRqFree, 0);
-  } else if (std::int64_t(v) < 0 && fits29(std::int64_t(v))) {
-    out = code(kRqNegative, v);
+    x = code(kRqFree, 0);
+  } else if (std::int64_t(v) < 0 && fits(std::int64_t(v), kValueBits)) {
+    x = code(kRqNegative, v);
+  } else if (const std::int32_t lo = std::int32_t(v), hi = std::int32_t(v >> 32);
+             fits(lo, kHalfBits) && fits(hi, kHalfBits)) {
+    x = code(kPair, (std::uint64_t(std::uint32_t(hi) & ((1u << kHalfBits) - 1)) << kHalfBits) |
+                        (std::uint32_t(lo) & ((1u << kHalfBits) - 1)));
   } else {
-    ok = false;
+    return false;
   }
-  if (!ok)
-    throw std::runtime_error(fmt::format(
-        "kernel state: request {} holds {:#x} in its word at offset {} of struct request, a value blkmc's 4-byte "
-        "request word cannot hold",
-        i / per_rq_, v, 8 * (i % per_rq_)));
-  return out;
+  if (out) *out = x;
+  return true;
 }
 
-std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c) const {
+std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c, const std::uint8_t* wide) const {
   const std::uint64_t low = code & kValueMask;
-  const std::int64_t d = std::int64_t(std::int32_t(code << (32 - kValueBits)) >> (32 - kValueBits));
+  const std::int64_t d = sext(low, kValueBits);
   switch (code >> kValueBits) {
     case kSmall: return low;
     case kRqRegion: return c.base + low;
@@ -141,21 +175,15 @@ std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c) const {
     case kRqJiffies: return c.now + std::uint64_t(d);
     case kRqKtime: return c.kt + std::uint64_t(d);
     case kRqFree: return kFreeWord;
-    default: return std::uint64_t(d);
-  }
-}
-
-// A word as coded, and the value it decodes to at c's clock: the region
-// takes that value back, so a capped time reads as its cap from now on and
-// the region is always what its state bytes decode to.
-template <class Code>
-void Codec::put(Region& r, std::uint8_t* out, std::size_t at, std::uint32_t off, Code code, std::uint64_t value,
-                std::uint64_t raw, Mirror* mirror, std::size_t i) const {
-  std::memcpy(out + at, &code, sizeof code);
-  if (value != raw) std::memcpy(r.at(off), &value, 8);
-  if (mirror) {
-    std::memcpy(mirror->bytes.data() + at, &code, sizeof code);
-    mirror->raw[i] = value;
+    case kRqNegative: return std::uint64_t(d);
+    case kPair:
+      return std::uint64_t(std::uint32_t(std::int32_t(sext(low, kHalfBits)))) |
+             std::uint64_t(std::uint32_t(std::int32_t(sext(low >> kHalfBits, kHalfBits)))) << 32;
+    default: {
+      std::uint64_t c8;
+      std::memcpy(&c8, wide + kSlotBytes * low + 4, 8);
+      return value8(c8, c);
+    }
   }
 }
 
@@ -165,22 +193,41 @@ void Codec::encode(Region& r, std::uint8_t* out, std::uint64_t now, bool key, st
     mirror->bytes.resize(bytes());
     mirror->raw.resize(words());
   }
-  const std::uint8_t* mem = r.at(0);
-  for (std::size_t i = 0; i < words_.size(); ++i) {
+  std::uint8_t* mem = r.at(0);
+  std::uint8_t* wide = out + 4 * live_;
+  std::memset(wide, 0, kSlotBytes * wide_slots_);
+  std::size_t nwide = 0;
+  for (std::size_t i = 0; i < words(); ++i) {
     std::uint64_t v;
-    std::memcpy(&v, mem + words_[i], 8);
-    const std::uint64_t code = code8(v, c, i);
-    put(r, out, 8 * i, words_[i], code, value8(code, c), v, mirror, i);
+    std::memcpy(&v, mem + offset(i), 8);
+    std::uint64_t back = v;
+    std::uint32_t x = 0;
+    if (is_fixed_[i] ? v != value8(fixed_[i], c) : !narrow(v, c, &x)) {
+      // The j-th wide word in word order takes slot j (its word index + 1,
+      // then its 8-byte code): one coding per region.
+      if (nwide == wide_slots_)
+        throw std::runtime_error(fmt::format(
+            "kernel state: {} holds {:#x}, and the {} slots of the state for words wider than 4 bytes of code are "
+            "taken",
+            word_name(i), v, wide_slots_));
+      const std::uint64_t c8 = code8(v, c, i);
+      const std::uint32_t owner = std::uint32_t(i + 1);
+      std::memcpy(wide + kSlotBytes * nwide, &owner, 4);
+      std::memcpy(wide + kSlotBytes * nwide + 4, &c8, 8);
+      back = value8(c8, c);
+      x = code(kWide, nwide++);
+    } else if (!is_fixed_[i]) {
+      back = value4(x, c, wide);
+    }
+    if (!is_fixed_[i]) std::memcpy(out + 4 * std::size_t(pos_[i]), &x, 4);
+    // The region takes back what the code decodes to: a capped time reads
+    // as its cap from now on, and the region is what its state decodes to.
+    if (back != v) std::memcpy(mem + offset(i), &back, 8);
+    if (mirror) mirror->raw[i] = back;
   }
-  const std::size_t at = 8 * words_.size();
-  for (std::size_t i = 0; i < rq_words_.size(); ++i) {
-    std::uint64_t v;
-    std::memcpy(&v, mem + rq_words_[i], 8);
-    const std::uint32_t code = code4(v, c, i);
-    put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, mirror, words_.size() + i);
-  }
-  // The region now reads relative to `now`; a mirror holds for BLKMC_J0.
   if (mirror) {
+    std::memcpy(mirror->bytes.data(), out, bytes());
+    // The region now reads relative to `now`; a mirror holds for BLKMC_J0.
     mirror->valid = now == BLKMC_J0;
     mirror->undo.clear();
   }
@@ -214,98 +261,99 @@ static bool same_words(const void* a, const void* b, std::uint32_t n) {
 
 void Codec::encode_changes(Region& r, std::uint8_t* out, bool key, std::int64_t clamp, Mirror& mirror) const {
   const Ctx c(r, m_, BLKMC_J0, key, clamp);
-  const std::uint8_t* mem = r.at(0);
-  for (const Run& run : runs_) {
-    const std::uint8_t* now = mem + run.off;
-    if (same_words<std::uint64_t>(now, mirror.raw.data() + run.first, run.n)) continue;
-    for (std::uint32_t k = 0; k < run.n; ++k) {
-      const std::size_t i = run.first + k;
-      std::uint64_t v;
-      std::memcpy(&v, now + 8 * k, 8);
-      if (v == mirror.raw[i]) continue;
-      const std::uint64_t code = code8(v, c, i);
-      put(r, out, 8 * i, words_[i], code, value8(code, c), v, nullptr, i);
-      mirror.undo.push_back(std::uint32_t(i));
+  std::uint8_t* mem = r.at(0);
+  const std::uint8_t* wide = mirror.bytes.data() + 4 * live_;
+  const std::size_t undo0 = mirror.undo.size();
+  auto changes = [&] {
+    for (const Run& run : runs_) {
+      const std::uint8_t* now = mem + run.off;
+      if (same_words<std::uint64_t>(now, mirror.raw.data() + run.first, run.n)) continue;
+      // A fixed word changed: it takes a wide slot, and the slots move.
+      if (run.fixed) return false;
+      for (std::uint32_t k = 0; k < run.n; ++k) {
+        const std::size_t i = run.first + k;
+        std::uint64_t v;
+        std::memcpy(&v, now + 8 * k, 8);
+        if (v == mirror.raw[i]) continue;
+        std::uint32_t x, had;
+        const std::size_t at = 4 * std::size_t(run.code + k);
+        std::memcpy(&had, mirror.bytes.data() + at, 4);
+        // A wide word changed, or a word became wide: the slots move.
+        if (is_wide(had) || !narrow(v, c, &x)) return false;
+        std::memcpy(out + at, &x, 4);
+        const std::uint64_t back = value4(x, c, wide);
+        if (back != v) std::memcpy(mem + run.off + 8 * k, &back, 8);
+        mirror.undo.push_back(std::uint32_t(i));
+      }
     }
-  }
-  const std::size_t at = 8 * words_.size(), n = words_.size();
-  for (const Run& run : rq_runs_) {
-    const std::uint8_t* now = mem + run.off;
-    if (same_words<std::uint64_t>(now, mirror.raw.data() + n + run.first, run.n)) continue;
-    for (std::uint32_t k = 0; k < run.n; ++k) {
-      const std::size_t i = run.first + k;
-      std::uint64_t v;
-      std::memcpy(&v, now + 8 * k, 8);
-      if (v == mirror.raw[n + i]) continue;
-      const std::uint32_t code = code4(v, c, i);
-      put(r, out, at + 4 * i, rq_words_[i], code, value4(code, c), v, nullptr, n + i);
-      mirror.undo.push_back(std::uint32_t(n + i));
-    }
-  }
+    return true;
+  };
+  if (changes()) return;
+  // Coded again as a whole (rare: wide values are few); every word goes on
+  // the undo list, so the next decode restores the mirrored state.
+  mirror.undo.resize(undo0);
+  encode(r, out, BLKMC_J0, key, clamp);
+  for (std::size_t i = 0; i < words(); ++i) mirror.undo.push_back(std::uint32_t(i));
 }
 
 void Codec::decode(const std::uint8_t* in, Region& r, Mirror* mirror) const {
   const Ctx c(r, m_, BLKMC_J0, false, 0);
   std::uint8_t* mem = r.at(0);
-  const bool diff = mirror && mirror->valid;
+  bool diff = mirror && mirror->valid;
   if (mirror) {
     mirror->bytes.resize(bytes());
     mirror->raw.resize(words());
   }
-  const std::size_t at = 8 * words_.size(), n = words_.size();
+  const std::uint8_t* wide = in + 4 * live_;
   if (diff) {
     // Back to the mirrored state: the words the calls since changed.
-    for (const std::uint32_t i : mirror->undo)
-      std::memcpy(mem + (i < n ? words_[i] : rq_words_[i - n]), &mirror->raw[i], 8);
+    for (const std::uint32_t i : mirror->undo) std::memcpy(mem + offset(i), &mirror->raw[i], 8);
     mirror->undo.clear();
     // The next successor of the same state: nothing more to write.
     if (std::memcmp(in, mirror->bytes.data(), bytes()) == 0) return;
+    // Other wide values: a word's code alone no longer says its value.
+    if (std::memcmp(wide, mirror->bytes.data() + 4 * live_, kSlotBytes * wide_slots_) != 0) diff = false;
   } else if (mirror) {
     mirror->undo.clear();
   }
+  auto set = [&](std::size_t i, std::uint64_t v) {
+    std::memcpy(mem + offset(i), &v, 8);
+    if (mirror) mirror->raw[i] = v;
+  };
   for (const Run& run : runs_) {
-    const std::uint8_t* codes = in + 8 * run.first;
-    if (diff && same_words<std::uint64_t>(codes, mirror->bytes.data() + 8 * run.first, run.n))
+    if (run.fixed) {
+      // Their values, unless a wide slot says otherwise (below).
+      if (!diff)
+        for (std::uint32_t k = 0; k < run.n; ++k) set(run.first + k, value8(fixed_[run.first + k], c));
       continue;
-    for (std::uint32_t k = 0; k < run.n; ++k) {
-      const std::size_t i = run.first + k;
-      std::uint64_t code;
-      std::memcpy(&code, in + 8 * i, 8);
-      if (diff) {
-        std::uint64_t had;
-        std::memcpy(&had, mirror->bytes.data() + 8 * i, 8);
-        if (had == code) continue;
-      }
-      const std::uint64_t v = value8(code, c);
-      std::memcpy(mem + words_[i], &v, 8);
-      if (mirror) {
-        std::memcpy(mirror->bytes.data() + 8 * i, &code, 8);
-        mirror->raw[i] = v;
-      }
     }
-  }
-  for (const Run& run : rq_runs_) {
-    const std::uint8_t* codes = in + at + 4 * run.first;
-    if (diff && same_words<std::uint32_t>(codes, mirror->bytes.data() + at + 4 * run.first, run.n))
-      continue;
+    const std::size_t at = 4 * std::size_t(run.code);
+    if (diff && same_words<std::uint32_t>(in + at, mirror->bytes.data() + at, run.n)) continue;
     for (std::uint32_t k = 0; k < run.n; ++k) {
-      const std::size_t i = run.first + k;
-      std::uint32_t code;
-      std::memcpy(&code, in + at + 4 * i, 4);
+      std::uint32_t x;
+      std::memcpy(&x, in + at + 4 * k, 4);
       if (diff) {
         std::uint32_t had;
-        std::memcpy(&had, mirror->bytes.data() + at + 4 * i, 4);
-        if (had == code) continue;
+        std::memcpy(&had, mirror->bytes.data() + at + 4 * k, 4);
+        if (had == x) continue;
       }
-      const std::uint64_t v = value4(code, c);
-      std::memcpy(mem + rq_words_[i], &v, 8);
-      if (mirror) {
-        std::memcpy(mirror->bytes.data() + at + 4 * i, &code, 4);
-        mirror->raw[n + i] = v;
-      }
+      set(run.first + k, value4(x, c, wide));
     }
   }
-  if (mirror) mirror->valid = true;
+  if (!diff)
+    for (std::size_t j = 0; j < wide_slots_; ++j) {
+      std::uint32_t owner;
+      std::memcpy(&owner, wide + kSlotBytes * j, 4);
+      if (owner == 0 || owner > words()) break;
+      if (!is_fixed_[owner - 1]) continue;  // a coded word: its code named the slot
+      std::uint64_t c8;
+      std::memcpy(&c8, wide + kSlotBytes * j + 4, 8);
+      set(owner - 1, value8(c8, c));
+    }
+  if (mirror) {
+    std::memcpy(mirror->bytes.data(), in, bytes());
+    mirror->valid = true;
+  }
 }
 
 bool Codec::redzones_intact(const Region& r) const {

@@ -13,13 +13,15 @@
 //                            relative: a state does not age)
 //   a ktime (ns)             the same in nanoseconds
 //   anything else            itself
-// An object's word takes 8 bytes (a tag in the top 16 bits: 0xB1C0 region,
-// 0xB1C1 object, 0xB1C2 jiffies, 0xB1C3 ktime; a plain word that looks
-// like one is an error). A request's word takes 4 (a tag in the top 3
-// bits, 29 bits of value: small numbers, offsets, differences, and the
-// poison of a free slot): the requests are most of a state, and what a
-// scheduler keeps in them (links, flags, its time, a pointer) fits; a value
-// that does not is an error naming the word.
+// Every word takes 4 bytes of code (a tag in the top 4 bits, 28 bits of
+// value: small numbers, offsets, differences, negatives, a pair of small
+// ints, the poison of a free slot). A word whose value none of them holds
+// is wide: its code names one of the state's wide slots (8 bytes each:
+// the same codes in 64 bits, a tag in the top 16: 0xB1C0 region, 0xB1C1
+// object, 0xB1C2 jiffies, 0xB1C3 ktime; a plain value that looks like one
+// is an error), the j-th wide word in word order slot j, so a region has
+// one coding. There are twice as many slots as init left wide words, and
+// three more (three more again where words are fixed); a state that needs more is an error naming the word.
 // With `key` (kernel_state=key, the default) differences below -clamp
 // ticks are stored as -clamp: past every time tunable, older is the same.
 // The redzones after the arena's objects must not change: check() says
@@ -53,10 +55,14 @@ class Codec {
   };
 
   // The layout of a region after BLKMC_OP_INIT.
-  Codec(const Region& r, const Module& m);
+  // fixed[i]: object word i keeps the value it has now in every state the
+  // scheduler will reach (kernel_learn.hpp): no code, unless it does not
+  // after all (then it takes a wide slot).
+  Codec(const Region& r, const Module& m, const std::vector<bool>& fixed = {});
 
-  std::size_t bytes() const { return words_.size() * 8 + rq_words_.size() * 4; }
+  std::size_t bytes() const { return 4 * live_ + 12 * wide_slots_; }
   std::size_t words() const { return words_.size() + rq_words_.size(); }
+  std::size_t fixed_words() const { return words() - live_; }
 
   // Region -> state bytes, relative to `now` (jiffies; ktime follows); a
   // capped time is written back as its cap. Throws std::runtime_error for
@@ -81,20 +87,30 @@ class Codec {
   struct Ctx;
   std::uint64_t code8(std::uint64_t v, const Ctx& c, std::size_t i) const;
   std::uint64_t value8(std::uint64_t code, const Ctx& c) const;
-  std::uint32_t code4(std::uint64_t v, const Ctx& c, std::size_t i) const;
-  std::uint64_t value4(std::uint32_t code, const Ctx& c) const;
-  template <class Code>
-  void put(Region& r, std::uint8_t* out, std::size_t at, std::uint32_t off, Code code, std::uint64_t value,
-           std::uint64_t raw, Mirror* mirror, std::size_t i) const;
+  // v's 4-byte code into *out (when out); false for a wide value.
+  bool narrow(std::uint64_t v, const Ctx& c, std::uint32_t* out) const;
+  std::uint64_t value4(std::uint32_t code, const Ctx& c, const std::uint8_t* wide) const;
+  std::string word_name(std::size_t i) const;
+  // Word i's region offset: the objects' words, then the requests'.
+  std::uint32_t offset(std::size_t i) const {
+    return i < words_.size() ? words_[i] : rq_words_[i - words_.size()];
+  }
 
   const Module& m_;
   std::vector<std::uint32_t> words_, rq_words_;  // region offsets: objects' words, requests' words
   struct Run {
-    std::uint32_t off, n, first;  // n contiguous words at region offset off: words first.. of their kind
+    std::uint32_t off, n, first, code;  // n words at region offset off: words first.., codes code..
+    bool fixed;                         // fixed words (no codes)
+    bool end = false;                   // an object's or a request's last run
   };
-  std::vector<Run> runs_, rq_runs_;  // per object, per request
+  std::vector<Run> runs_;  // the objects' words, then the requests'
+  std::vector<std::uint64_t> fixed_;  // per word: a fixed word's 8-byte code
+  std::vector<bool> is_fixed_;
+  std::vector<int> pos_;  // per word: its code's place (-1: fixed)
+  std::size_t live_ = 0;  // coded words
   std::vector<std::pair<std::uint32_t, std::uint32_t>> redzones_;  // offset, bytes
   std::size_t per_rq_ = 1;  // state words per request
+  std::size_t wide_slots_ = 4;
 };
 
 }  // namespace blkmc::kernel

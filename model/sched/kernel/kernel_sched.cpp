@@ -1,6 +1,7 @@
 #include "model/sched/kernel/kernel_sched.hpp"
 
 #include <algorithm>
+#include <random>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -134,8 +135,9 @@ KernelScheduler::KernelScheduler(int variant, const Params& p, const RqTable& t)
     tunables_.push_back({int(it - attrs.begin()), std::to_string(v)});
   }
   // The first region: init, the tunables, the layout every state follows.
+  const std::vector<bool> fixed = learn_fixed();
   Instance& in = instance();
-  codec_ = std::make_unique<kernel::Codec>(in.region, *mod_);
+  codec_ = std::make_unique<kernel::Codec>(in.region, *mod_, fixed);
   if (codec_->bytes() > State::capacity)
     throw UsageError(fmt::format("deadline (kernel code): the workload's {} requests need {} bytes of kernel "
                                  "state, more than the {} a state holds",
@@ -159,6 +161,18 @@ KernelScheduler::~KernelScheduler() = default;
 KernelScheduler::Instance& KernelScheduler::instance() const {
   thread_local std::unordered_map<std::uint64_t, Instance*> mine;
   if (auto it = mine.find(serial_); it != mine.end()) return *it->second;
+  auto in = make_instance();
+  in->region.protect_constants();
+  Instance* p = in.get();
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    pool_.push_back(std::move(in));
+  }
+  mine[serial_] = p;
+  return *p;
+}
+
+std::unique_ptr<KernelScheduler::Instance> KernelScheduler::make_instance() const {
   auto in = std::make_unique<Instance>(*mod_, t_.size(), kernel::family_rq_state_words(name()));
   blkmc_region* h = in->region.hdr();
   for (int r = 0; r < t_.size(); ++r) h->rqs[r] = specs_[std::size_t(r)];
@@ -195,14 +209,78 @@ KernelScheduler::Instance& KernelScheduler::instance() const {
     throw std::runtime_error(fmt::format("{} ({}): init allocated differently in a second region", src_.file,
                                          src_.name));
   }
-  in->region.protect_constants();
-  Instance* p = in.get();
-  {
-    std::lock_guard<std::mutex> lock(pool_mu_);
-    pool_.push_back(std::move(in));
+  return in;
+}
+
+// The words of init's objects that the code never changed along random
+// runs of the workload's requests from init (inserts, dispatches,
+// completions, requeues, the clock): the codec keeps them out of the state
+// (a word that changes after all takes one of its wide slots). The runs
+// are the same for every process, thread and rank: a fixed seed. A call
+// that fails on the way leaves every word coded.
+std::vector<bool> KernelScheduler::learn_fixed() const {
+  auto in = make_instance();
+  kernel::Region& r = in->region;
+  blkmc_region* h = r.hdr();
+  std::vector<std::uint8_t> init(r.at(0), r.at(0) + r.size());
+  std::vector<std::uint32_t> offs;
+  for (int i = 0; i < h->nobjs; ++i)
+    for (std::uint64_t w = 0; w < h->objs[i].size; w += 8) offs.push_back(std::uint32_t(h->objs[i].off + w));
+  std::vector<bool> fixed(offs.size(), true);
+  std::mt19937_64 rng(0x626c6b6d636b6e6cULL);
+  const int flags = BLKMC_AFTER_HAS_WORK | BLKMC_AFTER_BOOKS | (key_ ? BLKMC_AFTER_CANON : 0);
+  const int n = t_.size();
+  enum { kIdle, kIn, kOut, kDone };
+  for (int walk = 0; walk < kLearnWalks; ++walk) {
+    std::memcpy(r.at(0), init.data(), init.size());
+    std::vector<int> at(std::size_t(n), kIdle);
+    std::uint64_t now = BLKMC_J0;
+    for (int step = 0; step < 8 * n + 8; ++step) {
+      std::vector<int> idle, out;
+      for (int q = 0; q < n; ++q) {
+        if (at[std::size_t(q)] == kIdle && specs_[std::size_t(q)].kind != BLKMC_RQ_BYPASS) idle.push_back(q);
+        if (at[std::size_t(q)] == kOut) out.push_back(q);
+      }
+      long res = 0;
+      int st = BLKMC_OK;
+      switch (rng() % 5) {
+        case 0:
+        case 1:
+          if (idle.empty()) continue;
+          {
+            const int q = idle[rng() % idle.size()];
+            st = mod_->call(h, BLKMC_OP_ALLOC, q, 0, now, 0, &res);
+            if (st == BLKMC_OK)
+              st = mod_->call(h, BLKMC_OP_INSERT, q, specs_[std::size_t(q)].kind == BLKMC_RQ_HEAD, now, flags, &res);
+            at[std::size_t(q)] = kIn;
+          }
+          break;
+        case 2:
+          st = mod_->call(h, BLKMC_OP_DISPATCH, 0, 0, now, flags, &res);
+          if (st == BLKMC_OK && res >= 0 && res < n) at[std::size_t(res)] = kOut;
+          break;
+        case 3:
+          if (out.empty()) continue;
+          {
+            const int q = out[rng() % out.size()];
+            const bool requeue = rng() % 4 == 0;
+            st = mod_->call(h, requeue ? BLKMC_OP_REQUEUE : BLKMC_OP_FINISH, q, 0, now, flags, &res);
+            at[std::size_t(q)] = requeue ? kIn : kDone;
+          }
+          break;
+        default:
+          now += 1 + rng() % std::uint64_t(age_cap_ + 1);
+          st = mod_->call(h, BLKMC_OP_HAS_WORK, 0, 0, now, flags, &res);
+          break;
+      }
+      for (std::size_t i = 0; i < offs.size(); ++i)
+        if (fixed[i] && std::memcmp(r.at(offs[i]), init.data() + offs[i], 8) != 0) fixed[i] = false;
+      // A call that fails (BUG, no return, ...) is the search's to find:
+      // learning stops there, and no word is fixed.
+      if (st != BLKMC_OK) return std::vector<bool>(offs.size(), false);
+    }
   }
-  mine[serial_] = p;
-  return *p;
+  return fixed;
 }
 
 void KernelScheduler::declare(Schema& sc) const {

@@ -95,6 +95,9 @@ class KernelScheduler {
  private:
   struct Instance;
   Instance& instance() const;
+  std::unique_ptr<Instance> make_instance() const;  // a region after init and the tunables
+  std::vector<bool> learn_fixed() const;
+  static constexpr int kLearnWalks = 64;
   void restore(Instance& in, const State& s) const;
   // One harness call on s's region; the result, and s updated (status,
   // region words, has_work, books) as the call left it.
