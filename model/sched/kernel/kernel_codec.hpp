@@ -5,7 +5,8 @@
 // its init allocated (in allocation order), then the first
 // region->rq_state_words words of every request slot (the fields of
 // struct request's head that the family's scheduler writes,
-// shim/blkmc_shim.h; the rest of a slot is read-only once init is done). Each word is coded on its own, by its value:
+// shim/blkmc_shim.h; the rest of a slot is read-only once init is done).
+// Each word is coded on its own, by its value:
 //   into the region          the offset: states are position free, so
 //                            every thread's region takes them
 //   into the compiled object the offset (e.g. eq->type)
@@ -16,12 +17,15 @@
 // Every word takes 4 bytes of code (a tag in the top 4 bits, 28 bits of
 // value: small numbers, offsets, differences, negatives, a pair of small
 // ints, the poison of a free slot). A word whose value none of them holds
-// is wide: its code names one of the state's wide slots (8 bytes each:
-// the same codes in 64 bits, a tag in the top 16: 0xB1C0 region, 0xB1C1
-// object, 0xB1C2 jiffies, 0xB1C3 ktime; a plain value that looks like one
-// is an error), the j-th wide word in word order slot j, so a region has
-// one coding. There are twice as many slots as init left wide words, and
-// three more (three more again where words are fixed); a state that needs more is an error naming the word.
+// is wide: its code names one of the state's wide slots (12 bytes each:
+// the word's number + 1, then the same codes in 64 bits, a tag in the top
+// 16: 0xB1C0 region, 0xB1C1 object, 0xB1C2 jiffies, 0xB1C3 ktime; a plain
+// value that looks like one is an error), the j-th wide word in word order
+// slot j, so a region has one coding. A fixed object word (one the code is
+// not expected to change) has no code while it holds its value at init;
+// when it does not, it takes a wide slot too. There are twice as many
+// slots as init left wide words, and three more (three more again where
+// words are fixed); a state that needs more is an error naming the word.
 // With `key` (kernel_state=key, the default) differences below -clamp
 // ticks are stored as -clamp: past every time tunable, older is the same.
 // The redzones after the arena's objects must not change: check() says
@@ -55,9 +59,9 @@ class Codec {
   };
 
   // The layout of a region after BLKMC_OP_INIT.
-  // fixed[i]: object word i keeps the value it has now in every state the
-  // scheduler will reach (kernel_learn.hpp): no code, unless it does not
-  // after all (then it takes a wide slot).
+  // fixed[i]: object word i is expected to keep the value it has now
+  // (KernelScheduler::learn_fixed): no code while it does, a wide slot
+  // when it does not after all.
   Codec(const Region& r, const Module& m, const std::vector<bool>& fixed = {});
 
   std::size_t bytes() const { return 4 * live_ + 12 * wide_slots_; }
