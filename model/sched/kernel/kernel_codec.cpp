@@ -19,8 +19,8 @@ constexpr std::uint64_t kKtimeWindow = std::uint64_t(1) << 46;
 constexpr std::int64_t kNsPerTick = 1000000;
 
 // A word's 4-byte code: the top 4 bits.
-constexpr std::uint32_t kSmall = 0, kRqRegion = 1, kRqObject = 2, kRqJiffies = 3, kRqKtime = 4, kRqFree = 5,
-                        kRqNegative = 6, kPair = 7, kWide = 8;
+constexpr std::uint32_t kSmall = 0, kInRegion = 1, kInObject = 2, kJiffies = 3, kKtime = 4, kFree = 5,
+                        kNegative = 6, kPair = 7, kWide = 8;
 constexpr std::uint32_t kValueBits = 28, kValueMask = (1u << kValueBits) - 1;
 constexpr int kHalfBits = 14;  // each int of a pair
 constexpr std::size_t kSlotBytes = 12;  // a wide slot: owner word + 1 (0: free), its 8-byte code
@@ -108,7 +108,6 @@ Codec::Codec(const Region& r, const Module& m, const std::vector<bool>& fixed) :
 }
 
 std::string Codec::word_name(std::size_t i) const {
-  if (i >= words_.size() + rq_words_.size()) return "?";
   if (i < words_.size()) return fmt::format("the word at region offset {:#x}", words_[i]);
   i -= words_.size();
   return fmt::format("request {}'s word at offset {} of struct request", i / per_rq_, 8 * (i % per_rq_));
@@ -143,17 +142,17 @@ bool Codec::narrow(std::uint64_t v, const Ctx& c, std::uint32_t* out) const {
   if (v <= kValueMask) {
     x = code(kSmall, v);
   } else if (v - c.base < c.size && v - c.base <= kValueMask) {
-    x = code(kRqRegion, v - c.base);
+    x = code(kInRegion, v - c.base);
   } else if (v - c.lo < c.osize && v - c.lo <= kValueMask) {
-    x = code(kRqObject, v - c.lo);
+    x = code(kInObject, v - c.lo);
   } else if (c.is_jiffies(v) && fits(c.jiffies_delta(v), kValueBits)) {
-    x = code(kRqJiffies, std::uint64_t(c.jiffies_delta(v)));
+    x = code(kJiffies, std::uint64_t(c.jiffies_delta(v)));
   } else if (c.is_ktime(v) && fits(c.ktime_delta(v), kValueBits)) {
-    x = code(kRqKtime, std::uint64_t(c.ktime_delta(v)));
+    x = code(kKtime, std::uint64_t(c.ktime_delta(v)));
   } else if (v == kFreeWord) {
-    x = code(kRqFree, 0);
+    x = code(kFree, 0);
   } else if (std::int64_t(v) < 0 && fits(std::int64_t(v), kValueBits)) {
-    x = code(kRqNegative, v);
+    x = code(kNegative, v);
   } else if (const std::int32_t lo = std::int32_t(v), hi = std::int32_t(v >> 32);
              fits(lo, kHalfBits) && fits(hi, kHalfBits)) {
     x = code(kPair, (std::uint64_t(std::uint32_t(hi) & ((1u << kHalfBits) - 1)) << kHalfBits) |
@@ -170,12 +169,12 @@ std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c, const std::uint8_t
   const std::int64_t d = sext(low, kValueBits);
   switch (code >> kValueBits) {
     case kSmall: return low;
-    case kRqRegion: return c.base + low;
-    case kRqObject: return c.lo + low;
-    case kRqJiffies: return c.now + std::uint64_t(d);
-    case kRqKtime: return c.kt + std::uint64_t(d);
-    case kRqFree: return kFreeWord;
-    case kRqNegative: return std::uint64_t(d);
+    case kInRegion: return c.base + low;
+    case kInObject: return c.lo + low;
+    case kJiffies: return c.now + std::uint64_t(d);
+    case kKtime: return c.kt + std::uint64_t(d);
+    case kFree: return kFreeWord;
+    case kNegative: return std::uint64_t(d);
     case kPair:
       return std::uint64_t(std::uint32_t(std::int32_t(sext(low, kHalfBits)))) |
              std::uint64_t(std::uint32_t(std::int32_t(sext(low >> kHalfBits, kHalfBits)))) << 32;

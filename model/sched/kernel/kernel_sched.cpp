@@ -1,8 +1,8 @@
 #include "model/sched/kernel/kernel_sched.hpp"
 
 #include <algorithm>
-#include <random>
 #include <cstring>
+#include <random>
 #include <unordered_map>
 #include <utility>
 
