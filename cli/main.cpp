@@ -438,6 +438,12 @@ int blkmc::blkmc_main(int argc, char** argv) {
   suite->add_flag("--compare-threads", suite_compare_threads,
                   "search every check row again on one thread; a row also fails when states, "
                   "transitions, verdicts, maxima or traces differ");
+  std::vector<std::string> suite_only;
+  suite->add_option("--only", suite_only,
+                    "run only the rows of these kinds (check, conform, simulate, prove, diff, replay; "
+                    "comma-separated); the others are counted as not run")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"check", "conform", "simulate", "prove", "diff", "replay"}));
   suite->add_flag("--markdown", suite_markdown, "print the verdict table as Markdown");
   suite->add_flag("--expand", suite_expand,
                   "run nothing; print every expectation as a canonical one-per-line row (all "
@@ -760,6 +766,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       how.threads = suite_threads ? suite_threads : default_threads();
       how.compare_threads = suite_compare_threads;
       how.cluster = cluster;
+      how.only.insert(suite_only.begin(), suite_only.end());
       return run_suite_files(suite_paths, suite_seconds, suite_markdown, suite_expand,
                              ModelLookup(find_model), how);
     }

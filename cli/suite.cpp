@@ -175,7 +175,8 @@ struct Suite {
   std::vector<std::pair<std::string, int>> replays;
   std::vector<std::string> expanded;
   std::vector<std::string> skipped;  // rows on kernel code that is not here, with why
-  int lines = 0, files = 0;
+  std::set<std::string> only;         // --only: the row kinds to run (empty: all)
+  int lines = 0, files = 0, not_run = 0;
 };
 
 // A row as written: KIND, the words that name the run, then the words
@@ -262,6 +263,10 @@ void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
   if (r.rest.size() % std::size_t(n) != 0)
     throw UsageError(fmt::format("{}:{}: '{}' has no EXPECTED after it", name,
                                  r.rest.back().second, r.rest.back().first));
+  if (!s.only.empty() && !s.only.count(r.kind)) {
+    s.not_run += int(r.rest.size()) / n;
+    return;
+  }
   if (r.kind == "replay") {
     for (const auto& [file, ln] : r.rest) {
       s.replays.emplace_back(file, ln);
@@ -648,9 +653,11 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
   }
   for (const auto& sk : s.skipped) std::cout << sk << '\n';
-  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed{} ({} lines in {} file{})\n", name,
+  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed{}{} ({} lines in {} file{})\n", name,
                            rows, rows - failures, failures,
                            s.skipped.empty() ? std::string() : fmt::format(", {} skipped", s.skipped.size()),
+                           s.not_run ? fmt::format(", {} of other kinds not run (--only)", s.not_run)
+                                     : std::string(),
                            s.lines, s.files, s.files == 1 ? "" : "s");
   if (how.cluster)
     std::cout << fmt::format("{} check runs searched over {} ranks and again in one process\n", spread_runs,
@@ -663,12 +670,14 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
 // A suite without a single row checks nothing: that is an error, not a pass.
 static void require_rows(const Suite& s, const std::string& name) {
   if (s.groups.empty() && s.sims.empty() && s.diffs.empty() && s.proofs.empty() && s.replays.empty())
-    throw UsageError(fmt::format("{}: no rows (a suite that checks nothing does not pass)", name));
+    throw UsageError(fmt::format("{}: no rows{} (a suite that checks nothing does not pass)", name,
+                                 s.only.empty() ? "" : " of the kinds --only names"));
 }
 
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run, bool markdown,
               const ModelLookup& lookup, const SuiteSearch& how) {
   Suite s;
+  s.only = how.only;
   parse_suite(s, in, name, seconds_per_run, lookup);
   require_rows(s, name);
   return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
@@ -698,6 +707,7 @@ std::vector<std::string> suite_files(const std::vector<std::string>& paths) {
 int run_suite_files(const std::vector<std::string>& paths, double seconds_per_run, bool markdown,
                     bool expand, const ModelLookup& lookup, const SuiteSearch& how) {
   Suite s;
+  s.only = how.only;
   for (const auto& file : suite_files(paths)) {
     if (file == "-") {
       parse_suite(s, std::cin, "suite", seconds_per_run, lookup);

@@ -39,6 +39,7 @@
 
 #include <functional>
 #include <istream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ struct SuiteSearch {
   // all safety properties is searched over the ranks and again in this
   // process alone; a row fails when the two differ at all.
   Cluster* cluster = nullptr;
+  // --only: run the rows of these kinds (check, conform, simulate, prove,
+  // diff, replay) and count the others as not run; empty: every row.
+  std::set<std::string> only;
 };
 
 int run_suite(std::istream& in, const std::string& name, double seconds_per_run,

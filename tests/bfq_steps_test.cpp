@@ -13,11 +13,11 @@
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"
 
+namespace bfq_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::sched;
 using namespace blkmc::testing;
-
-namespace {
 
 using State = SchedState;
 using BM = BfqModel;
@@ -41,9 +41,7 @@ Params params(const Tun& t) {
 
 Workload wl(const std::string& text) { return parse_workload(text, "test"); }
 
-
 int variant_index(const std::string& name) { return variant_index_of<BfqScheduler>(name); }
-
 
 bool bit(unsigned m, int i) { return (m >> i) & 1u; }
 
@@ -126,8 +124,6 @@ Sym ite(const Sym& c, const Sym& a, const Sym& b) {
 }
 Sym bval(const Sym&, bool v) { return {v ? "true" : "false"}; }
 Sym ival(const Sym&, int v) { return {std::to_string(v)}; }
-
-}  // namespace
 
 TEST_CASE("bfq decide: the decision functions instantiate over a symbolic type") {
   IdleInputs<Sym> in{{"sg"},   {"si0"}, {"sync"}, {"idlec"}, {"rot"}, {"noq"},  {"iob"},
@@ -491,3 +487,5 @@ proc seq dir=R sync=1 delay=1 reqs=20,21,22,23
     CHECK((charged >= 0) == (ll == 0));
   }
 }
+
+}  // namespace bfq_steps_test

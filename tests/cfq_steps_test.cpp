@@ -14,11 +14,11 @@
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"
 
+namespace cfq_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::sched;
 using namespace blkmc::testing;
-
-namespace {
 
 using CM = CfqModel;
 using State = SchedState;
@@ -32,7 +32,6 @@ Params cfq_params(std::vector<std::pair<std::string, int>> over = {}) {
 }
 
 int variant_index(const std::string& name) { return variant_index_of<CfqScheduler>(name); }
-
 
 // Applies the first enabled step of `actor` with `action` (any arg).
 State take(const CM& m, const State& s, int actor, int action) {
@@ -68,8 +67,6 @@ bool tt_should_idle(bool v31, int slice_idle, bool idle_class, bool iw, bool non
   }
   return false;
 }
-
-}  // namespace
 
 TEST_CASE("cfq: decision templates match the fact sheet's formulas") {
   using namespace blkmc::sched::cfq;
@@ -454,3 +451,5 @@ TEST_CASE("cfq: same-decisions flags seed 001's seeky difference both ways") {
     CHECK(m.sched().shadow_seeky(s, 0) == (shadow == 0));
   }
 }
+
+}  // namespace cfq_steps_test

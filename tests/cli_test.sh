@@ -490,6 +490,12 @@ printf 'check tags refcount ntags=3 deadlock holds\n' >"$T/suites/a/x.suite"
 printf 'not a suite\n' >"$T/suites/ignored.txt"
 expect 0 "suite directory" -- bash -c "cd '$SRC' && '$B' suite '$T/suites'"
 contains "$T/out" "6 rows, 6 passed, 0 failed (5 lines in 2 files)" "suite directory counts expectations"
+expect 0 "suite --only replay" -- bash -c "cd '$SRC' && '$B' suite --only replay '$T/suites'"
+contains "$T/out" "1 rows, 1 passed, 0 failed, 5 of other kinds not run (--only)" "suite --only runs one kind"
+if grep -q "^tags\|^deadline" "$T/out"; then fail=$((fail + 1)); echo "FAIL: suite --only replay ran check rows"; else pass=$((pass + 1)); fi
+expect 2 "suite --only an unknown kind" -- "$B" suite --only check,proof "$T/suites"; one_line_error "suite --only an unknown kind"
+expect 2 "suite --only leaves no row" -- "$B" suite --only prove "$T/suites"; one_line_error "suite --only leaves no row"
+contains "$T/err" "no rows of the kinds --only names" "suite --only with nothing to run says why"
 expect 0 "suite --expand" -- "$B" suite --expand "$T/suites"
 if [ "$(head -1 "$T/out")" = "check tags refcount ntags=3,submitters=2,rounds=1,pool=0 deadlock holds" ] &&
    grep -q "^check tags v4.11 ntags=2,submitters=2,rounds=1,pool=0 fn-sees-owner violated$" "$T/out" &&

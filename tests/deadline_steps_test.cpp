@@ -18,11 +18,11 @@
 #include "tests/model_steps.hpp"
 #include "tests/sched_test_util.hpp"
 
+namespace deadline_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::sched;
 using namespace blkmc::testing;
-
-namespace {
 
 using State = SchedState;
 using DM = DeadlineModel;
@@ -44,7 +44,6 @@ Params none_params(int workload = 0, int clock = 0) {
 }
 
 Workload wl(const std::string& text) { return parse_workload(text, "test"); }
-
 
 template <class M>
 std::string key(const M& m, const typename M::State& s) {
@@ -174,14 +173,11 @@ bool enabled(const M& m, const State& s, int actor, int action, int arg = -1) {
   return false;
 }
 
-
 const char* const kTwoReaders = R"(
 device depth=1 slot=1 spindles=1
 proc a dir=R sync=0 reqs=5,6,7
 proc w dir=W sync=0 reqs=50
 )";
-
-}  // namespace
 
 // ---------------------------------------------------------------- workloads
 
@@ -1222,3 +1218,5 @@ TEST_CASE("deadline: same-choice finds where head-request's choice differs from 
   CHECK_THROWS_AS(off.schema().find("dd_differed"), std::logic_error);
   CHECK(m.schema().var(m.schema().find("dd_differed")).kind == VarKind::Bit);
 }
+
+}  // namespace deadline_steps_test

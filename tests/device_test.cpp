@@ -14,10 +14,10 @@
 #include "device/tracefs.hpp"
 #include "app/registry.hpp"
 
+namespace device_test {
+
 using namespace blkmc;
 using namespace blkmc::device;
-
-namespace {
 
 std::string shipped_text(const std::string& name) {
   for (const auto& w : sched::shipped_workloads())
@@ -40,8 +40,6 @@ int id_of(const Plan& plan, const std::string& proc, int index) {
     if (plan.procs[std::size_t(r.proc)].name == proc && r.index == index) return r.id;
   return -1;
 }
-
-}  // namespace
 
 TEST_CASE("device: plan of the gated write-starvation workload") {
   const Plan p = plan_of("gated-write");
@@ -316,3 +314,5 @@ TEST_CASE("device: the in-flight counter files of 6.18") {
   const auto v = diskstats_in_progress(ds, {"loop1", "loop1p1", "loop1p2", "loop9"});
   CHECK(v == std::vector<long long>{3, 2, -1, -1});
 }
+
+}  // namespace device_test

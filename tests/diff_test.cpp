@@ -15,9 +15,9 @@
 #include "props/diff.hpp"
 #include "model/z3_values.hpp"
 
-using namespace blkmc;
+namespace diff_test {
 
-namespace {
+using namespace blkmc;
 
 const std::vector<std::string> kModels = {"bfq", "cfq", "deadline", "inflight"};
 
@@ -73,8 +73,6 @@ bool enumerate(const DecisionFn& f, std::size_t limit, std::vector<std::vector<i
   }
   return true;
 }
-
-}  // namespace
 
 TEST_CASE("diff: the symbolic and the concrete semantics agree on random inputs") {
   for (const auto& model : kModels)
@@ -282,3 +280,5 @@ TEST_CASE("diff: kernel_text brackets compound expressions and cancels double ne
         "cfqq->seek_mean[seeky-rework] > 8");
   CHECK(kernel_text("unknown >= 4", names) == "unknown >= 4");
 }
+
+}  // namespace diff_test

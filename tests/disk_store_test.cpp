@@ -22,7 +22,7 @@
 #include "tests/model_cases.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace disk_store_test {
 
 TEST_CASE("block files: records come back in order and by block, with and without deltas") {
   ScratchDir dir("");
@@ -224,5 +224,5 @@ TEST_CASE("disk stores: progress and starvation and depth-first search are refus
       }
 }
 
-}  // namespace
+}  // namespace disk_store_test
 }  // namespace blkmc::testing

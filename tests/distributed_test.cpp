@@ -18,7 +18,7 @@
 #include "tests/model_cases.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace distributed_test {
 
 // mh->check on n ranks at once; rank 0's outcome (every rank's must agree).
 CheckOutcome check_on_ranks(const ModelHandle& mh, int n, const std::string& variant, const Params& p,
@@ -97,5 +97,5 @@ TEST_CASE("distributed: progress and starvation properties, --dfs and compact st
   CHECK_THROWS_AS(check_on_ranks(mh, 2, variant, {}, {}, opt), UsageError);
 }
 
-}  // namespace
+}  // namespace distributed_test
 }  // namespace blkmc::testing

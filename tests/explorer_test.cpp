@@ -15,10 +15,10 @@
 #include "model/tags/tags.hpp"
 #include "tests/toy_model.hpp"
 
+namespace explorer_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 // Two independent counters a, b in 0..n-1; each actor increments its own.
 // n*n states, 2n(n-1) transitions, finished at (n-1, n-1). Property
@@ -229,8 +229,6 @@ struct Spinner : ToyBase<Spinner, ByteState<2>> {
   nlohmann::json state_json(const State& s) const { return {{"waiter", s.b[0]}, {"waker", s.b[1]}}; }
   std::string summary(const State& s) const { return fmt::format("waiter={} waker={}", s.b[0], s.b[1]); }
 };
-
-}  // namespace
 
 TEST_CASE("explorer: two counters give n*n states and 2n(n-1) transitions") {
   for (int n : {1, 2, 3, 7, 16}) {
@@ -674,3 +672,5 @@ TEST_CASE("explorer: progress traces that do not close their loop do not replay"
   j["stuck"] = 2;  // the loop may not start before the stuck state
   CHECK_THROWS_AS(trace_from_json(j), UsageError);
 }
+
+}  // namespace explorer_test

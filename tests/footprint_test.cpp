@@ -10,6 +10,8 @@
 #include "model/tags/tags.hpp"
 #include "tests/commuting.hpp"
 
+namespace footprint_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
 
@@ -41,3 +43,5 @@ TEST_CASE("footprint: steps that touch the same tag are dependent") {
   const Footprint it = m.footprint(s, Step{2, TagsModel::VISIT, 0});
   CHECK_FALSE(a.independent_of(it));
 }
+
+}  // namespace footprint_test

@@ -21,10 +21,10 @@
 #include "model/sched/sched_model.hpp"
 #include "model/sched/workload.hpp"
 
+namespace fuzz_test {
+
 using namespace blkmc;
 namespace fs = std::filesystem;
-
-namespace {
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -67,8 +67,6 @@ std::string mutate(std::string s, std::mt19937_64& rng) {
 fs::path scratch(const std::string& k) {
   return fs::temp_directory_path() / ("blkmc_fuzz_" + std::to_string(::getpid()) + "_" + k);
 }
-
-}  // namespace
 
 TEST_CASE("fuzz: mutated traces are replayed or refused, never crash") {
   std::vector<std::string> seeds;
@@ -175,3 +173,5 @@ TEST_CASE("fuzz: mutated suite files are expanded or refused, never crash") {
   CHECK(refused > 100);
   MESSAGE(expanded << " expanded, " << refused << " refused");
 }
+
+}  // namespace fuzz_test

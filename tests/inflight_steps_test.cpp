@@ -14,10 +14,10 @@
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 
+namespace inflight_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 using M = InflightModel;
 using State = M::State;
@@ -59,8 +59,6 @@ std::vector<Verdict> verdicts(const M& m) {
 }
 
 constexpr Verdict H = Verdict::Holds, V = Verdict::Violated;
-
-}  // namespace
 
 TEST_CASE("inflight: initial state, layout and parameters") {
   const M m(M::LegacyAtomic, defaults());
@@ -675,3 +673,5 @@ TEST_CASE("inflight: quiescent_read sums the reader's elements") {
     CHECK(m->quiescent_read(s, 2) == (is_walk ? 1 : 2));
   }
 }
+
+}  // namespace inflight_steps_test

@@ -15,10 +15,10 @@
 #include "model/integrity/integrity.hpp"
 #include "tests/model_steps.hpp"
 
+namespace integrity_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 using M = IntegrityModel;
 using State = M::State;
@@ -49,8 +49,6 @@ std::vector<Step> submission(int levels) {
 }
 
 const std::vector<int> kVariants = {M::V4_12, M::StopAbusing, M::BipBlockIntegrity, M::OwnerKeeps};
-
-}  // namespace
 
 TEST_CASE("integrity: info, initial state and layout") {
   const M m(M::V4_12, params(3, 0));
@@ -670,3 +668,5 @@ TEST_CASE("integrity: describe, summary and state_json") {
   follow(m, s);
   for (std::size_t i = m.state_bytes(); i < State::capacity; ++i) CHECK(s.b[i] == 0);
 }
+
+}  // namespace integrity_steps_test

@@ -19,9 +19,9 @@
 #include "app/registry.hpp"
 #include "model/tags/tags.hpp"
 
-using namespace blkmc;
+namespace properties_test {
 
-namespace {
+using namespace blkmc;
 
 using TState = TagsModel::State;
 
@@ -301,8 +301,6 @@ const auto& outcome(const R& r, int prop) {
   RC_FAIL("property missing from the search result");
   return r.props.front();
 }
-
-}  // namespace
 
 TEST_CASE("properties: random walks in tag-match never violate its properties") {
   // Ten walks per test case (walks are cheap, and the races need luck).
@@ -696,3 +694,5 @@ TEST_CASE("properties: starvation verdicts and fair lassos match brute force on 
     }
   }));
 }
+
+}  // namespace properties_test

@@ -19,9 +19,9 @@
 #include "model/inflight/inflight_symbolic.hpp"
 #include "model/tags/tags_symbolic.hpp"
 
-using namespace blkmc;
+namespace prove_test {
 
-namespace {
+using namespace blkmc;
 
 using State = TagsModel::State;
 
@@ -107,8 +107,6 @@ bool holds_at(z3::context& c, const TransitionSystem& ts,
   REQUIRE((e.is_true() || e.is_false()));
   return e.is_true();
 }
-
-}  // namespace
 
 TEST_CASE("prove: symbolic trans(s, s') equals the explorer's successors (RapidCheck)") {
   const bool ok = rc::check("tags: z3 successors == for_each_successor", [] {
@@ -435,3 +433,5 @@ TEST_CASE("prove: the per-action step case gives the monolithic one's verdicts")
       for (std::size_t i = 0; i < a.lemmas.size(); ++i) CHECK(a.lemmas[i].verdict == b.lemmas[i].verdict);
     }
 }
+
+}  // namespace prove_test

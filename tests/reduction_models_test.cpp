@@ -14,7 +14,7 @@
 #include "tests/reduction_checks.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace reduction_models_test {
 
 // A random nonempty selection of the model's properties; graph properties
 // (progress, starvation: every reduction off) only when `graph`.
@@ -292,5 +292,5 @@ TEST_CASE("reduction: the futures check fails on a future that misses writes") {
   CHECK(r.template is<rc::detail::FailureResult>());
 }
 
-}  // namespace
+}  // namespace reduction_models_test
 }  // namespace blkmc::testing

@@ -8,7 +8,7 @@
 #include "tests/reduction_checks.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace reduction_sbitmap_test {
 
 using M = SbitmapModel;
 
@@ -98,5 +98,5 @@ TEST_CASE("reduction: the symmetry check fails when the wait queues are not rena
   CHECK(r.template is<rc::detail::FailureResult>());
 }
 
-}  // namespace
+}  // namespace reduction_sbitmap_test
 }  // namespace blkmc::testing

@@ -10,7 +10,7 @@
 #include "tests/reduction_checks.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace reduction_test {
 
 // A random nonempty selection of the model's properties.
 std::vector<int> some_props(const ModelInfo& inf) {
@@ -76,11 +76,11 @@ TEST_CASE("reduction: the slicing check fails on a wrong influence declaration")
   CHECK(r.template is<rc::detail::FailureResult>());
 }
 
-}  // namespace
+}  // namespace reduction_test
 }  // namespace blkmc::testing
 
 namespace blkmc::testing {
-namespace {
+namespace reduction_test {
 
 // Every model of the registry, through the same interface `check` and the
 // suite use: random variants and small parameters (each between its minimum
@@ -116,13 +116,13 @@ TEST_CASE("reduction: every model keeps its verdicts with the reductions on") {
   });
 }
 
-}  // namespace
+}  // namespace reduction_test
 }  // namespace blkmc::testing
 
 #include "model/sched/sched_model.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace reduction_test {
 
 // The scheduler models slice their property ghosts: random variants and
 // shipped workloads (each parameter between its minimum and its default).
@@ -155,5 +155,5 @@ TEST_CASE("reduction: the scheduler models' ghosts are read by their properties 
   sched_slicing<sched::NoneModel>();
 }
 
-}  // namespace
+}  // namespace reduction_test
 }  // namespace blkmc::testing

@@ -7,16 +7,15 @@
 
 #include "counterexamples/render.hpp"
 
-using namespace blkmc;
+namespace render_test {
 
-namespace {
+using namespace blkmc;
 std::vector<std::string> lines_of(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream in(s);
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
 }
-}  // namespace
 
 TEST_CASE("render: each step sits in its actor's column, long text wraps") {
   Trace t;
@@ -43,3 +42,5 @@ TEST_CASE("render: an empty trace renders a header only, words longer than a col
   CHECK(lines[2] == "   1. abcdefghij");
   CHECK(lines[4] == "      uvwxyz");
 }
+
+}  // namespace render_test

@@ -17,10 +17,10 @@
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 
+namespace sbitmap_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 using M = SbitmapModel;
 using State = M::State;
@@ -120,8 +120,6 @@ Verdict verdict_of(const M& m, int prop) {
   REQUIRE(r.stop != StopReason::Time);
   return r.props.at(0).verdict;
 }
-
-}  // namespace
 
 TEST_CASE("sbitmap: parameters, wake_batch and the clear scheme per variant") {
   const M m(M::C854, params(2, 2, 1, 1));
@@ -817,3 +815,5 @@ TEST_CASE("sbitmap: describe, summary, state_json, variable names, actor names")
   CHECK(mi.describe(i, st(1, M::W_PTR)).rfind("[irq] ", 0) == 0);
   CHECK(mi.summary(i).find("t0:wake-ptr[interrupted]") != std::string::npos);
 }
+
+}  // namespace sbitmap_steps_test

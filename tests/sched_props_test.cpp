@@ -24,10 +24,10 @@
 #include "explorer/checks.hpp"
 #include "tests/toy_model.hpp"
 
+namespace sched_props_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 // The tracked request R waits in a FIFO behind n other requests; at most a
 // more may arrive. Actors: 0 the dispatcher (dispatches another request; while
@@ -222,8 +222,6 @@ const ModelHandle& toy_lookup(const std::string& name) {
   if (name == "bypass") return kBypassHandle;
   return find_model(name);
 }
-
-}  // namespace
 
 TEST_CASE("sched props: NAME<=K parses for maximize properties, one-line errors otherwise") {
   const ModelInfo& info = Wait::static_info();
@@ -785,3 +783,5 @@ TEST_CASE("sched props: message-sequence charts mark pending lassos and maxima")
   CHECK(render_msc(tb, 20, PropKind::Maximize).find("==== max-wait<=1 is exceeded here\n") !=
         std::string::npos);
 }
+
+}  // namespace sched_props_test

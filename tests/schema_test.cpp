@@ -10,9 +10,9 @@
 #include "model/schema.hpp"
 #include "model/tags/tags.hpp"
 
-using namespace blkmc;
+namespace schema_test {
 
-namespace {
+using namespace blkmc;
 
 // Two per-actor blocks, a group and a top-level variable.
 Schema example(int actors, int tags) {
@@ -29,8 +29,6 @@ Schema example(int actors, int tags) {
   sc.layout();
   return sc;
 }
-
-}  // namespace
 
 TEST_CASE("schema: bytes, names and Z3 variables follow the declaration") {
   const Schema sc = example(3, 4);
@@ -141,3 +139,5 @@ TEST_CASE("schema: the tags model's footprint names are its schema's variables")
   CHECK(f.writes.test(std::size_t(m.schema().index(m.schema().find("pc"), 0))));
   CHECK_FALSE(f.writes.test(std::size_t(m.schema().index(m.schema().find("pc"), 1))));
 }
+
+}  // namespace schema_test

@@ -9,10 +9,10 @@
 #include "model/sched/sched_model.hpp"
 #include "tests/toy_model.hpp"
 
+namespace simulate_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 // Two counters racing to 3; whoever reaches it first wins; a loser that
 // reaches 3 second deadlocks the run when `stall` is set.
@@ -46,8 +46,6 @@ SimOptions quiet_opt() {
   o.progress = false;
   return o;
 }
-
-}  // namespace
 
 TEST_CASE("simulate: the first-step schedule, limits, deadlock and finish") {
   Race m;
@@ -132,3 +130,5 @@ TEST_CASE("simulate: scheduler figures of a sync reader, by hand") {
   CHECK(part.end == SimEnd::Ticks);
   CHECK(part.figures["completed"] == 1);
 }
+
+}  // namespace simulate_test

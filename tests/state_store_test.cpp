@@ -13,9 +13,9 @@
 #include "explorer/tree_store.hpp"
 #include "model/model.hpp"
 
-using namespace blkmc;
+namespace state_store_test {
 
-namespace {
+using namespace blkmc;
 
 using S13 = ByteState<13>;
 
@@ -29,8 +29,6 @@ S13 make13(std::uint32_t i) {
 }
 
 std::uint64_t h13(const S13& s) { return hash_padded(s.b.data(), 13); }
-
-}  // namespace
 
 TEST_CASE("state store: hash_padded and hash_bytes_exact agree on zero-padded states") {
   for (std::uint32_t i = 0; i < 1000; ++i) {
@@ -255,3 +253,5 @@ TEST_CASE("hash compaction store: ids by hash, parents, and the last two levels 
   CHECK(store.omission_probability() > 0);
   CHECK(store.omission_probability() < 1e-9);
 }
+
+}  // namespace state_store_test

@@ -10,10 +10,10 @@
 #include "model/tags/tags.hpp"
 #include "tests/model_steps.hpp"
 
+namespace tags_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 using State = TagsModel::State;
 
@@ -26,8 +26,6 @@ std::vector<Step> full_round(int sub, int t) {
   return {step(sub, TagsModel::ALLOC, t), step(sub, TagsModel::ASSIGN),
           step(sub, TagsModel::START), step(sub, TagsModel::COMPLETE), step(sub, TagsModel::FREE)};
 }
-
-}  // namespace
 
 TEST_CASE("tags: initial state") {
   const TagsModel m(TagsModel::V4_11, params(2, 2, 1, 0));
@@ -545,3 +543,5 @@ TEST_CASE("tags: describe, summary, state_json and actor names") {
   CHECK(m.info().actions.at(TagsModel::VISIT) == "visit");
   CHECK(m.info().actions.at(TagsModel::ALLOC) == "alloc");
 }
+
+}  // namespace tags_steps_test

@@ -17,7 +17,7 @@
 #include "model/tags/tags.hpp"
 
 namespace blkmc::testing {
-namespace {
+namespace threads_test {
 
 TEST_CASE("threads: every model gives the same results on 1 to 4 threads and either store") {
   check_every_model(10, [](const ModelHandle& model) {
@@ -111,5 +111,5 @@ TEST_CASE("threads: without reductions the level search stores what a plain BFS 
   }));
 }
 
-}  // namespace
+}  // namespace threads_test
 }  // namespace blkmc::testing

@@ -13,11 +13,12 @@
 #include "counterexamples/trace.hpp"
 #include "app/registry.hpp"
 
-using namespace blkmc;
 using nlohmann::json;
-namespace fs = std::filesystem;
 
-namespace {
+namespace trace_test {
+
+using namespace blkmc;
+namespace fs = std::filesystem;
 
 SearchOptions quiet_bfs() {
   SearchOptions o;
@@ -68,8 +69,6 @@ ReplayResult replay_json(const json& j) {
   const Trace t = trace_from_json(j);
   return find_model(t.model).replay(t);
 }
-
-}  // namespace
 
 TEST_CASE("trace: a check's counterexample has the expected shape") {
   const Trace t = v411_trace();
@@ -412,3 +411,5 @@ TEST_CASE("trace: a user's workload travels in param_files and replays under any
   bad["param_files"]["workload"]["text"] = "proc x dir=Q\n";
   CHECK_THROWS_AS(trace_params(mh.info(), trace_from_json(bad)), UsageError);
 }
+
+}  // namespace trace_test

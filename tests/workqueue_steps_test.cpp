@@ -16,10 +16,10 @@
 #include "tests/commuting.hpp"
 #include "tests/model_steps.hpp"
 
+namespace workqueue_steps_test {
+
 using namespace blkmc;
 using namespace blkmc::testing;
-
-namespace {
 
 using M = WorkqueueModel;
 using State = M::State;
@@ -143,8 +143,6 @@ std::size_t states_without_progress(const M& m, const Graph& g) {
   }
   return static_cast<std::size_t>(std::count(good.begin(), good.end(), false));
 }
-
-}  // namespace
 
 TEST_CASE("workqueue: initial state, layout and successors") {
   const M m(M::Before, params(1, 1, 1));
@@ -784,3 +782,5 @@ TEST_CASE("workqueue: a finished state stays reachable exactly when no cycle is 
             CHECK_FALSE(cyclic);
           }
 }
+
+}  // namespace workqueue_steps_test
