@@ -11,26 +11,45 @@ namespace blkmc {
 
 namespace {
 
-// One line per family with a kernel-source harness (mq-deadline's): the
-// model class M of it, registered as the family's hand model's elevator.
-template <class M>
-const ModelHandle& of_family(const std::string& family) {
-  static const ModelAdapter<M> deadline({.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
-  if (family == "deadline") return deadline;
-  kernel::family_file(family);  // the one-line error naming the families that have one
-  throw UsageError(fmt::format("model '{}' has no kernel-source harness", family));
-}
+// The family's name checked: the one-line error names the families that
+// have a harness.
+void require_family(const std::string& family) { kernel::family_file(family); }
 
 }  // namespace
 
-const ModelHandle& kernel_model(const std::string& family) { return of_family<sched::KernelDeadlineModel>(family); }
+// One line per family with a kernel-source harness: the model of its code,
+// registered as the family's hand model's elevator.
+const ModelHandle& kernel_model(const std::string& family) {
+  static const ModelAdapter<sched::KernelDeadlineModel> deadline(
+      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
+  static const ModelAdapter<sched::KernelBfqModel> bfq(
+      {.elevator = "bfq", .tunables = {"low_latency", "strict_guarantees", "slice_idle"}});
+  require_family(family);
+  return family == "bfq" ? static_cast<const ModelHandle&>(bfq) : deadline;
+}
 
+// The hand model held against the code (blkmc conform), and two sources of
+// the code together (blkmc compare --kernel A --after-kernel B): mq-deadline's.
 const ModelHandle& conform_model(const std::string& family) {
-  return of_family<sched::ConformModel<sched::DeadlineScheduler>>(family);
+  static const ModelAdapter<sched::ConformModel<sched::DeadlineScheduler>> deadline(
+      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
+  require_family(family);
+  if (family != "deadline")
+    throw UsageError(fmt::format("blkmc conform holds mq-deadline's model against its code; {}'s code runs in "
+                                 "check, simulate and replay (--kernel), not yet beside its model",
+                                 family));
+  return deadline;
 }
 
 const ModelHandle& pair_model(const std::string& family) {
-  return of_family<sched::ConformModel<sched::KernelScheduler>>(family);
+  static const ModelAdapter<sched::ConformModel<sched::KernelScheduler>> deadline(
+      {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
+  require_family(family);
+  if (family != "deadline")
+    throw UsageError(fmt::format("compare --kernel A --after-kernel B explores two sources of mq-deadline's "
+                                 "code together; for {} compare them with check on each",
+                                 family));
+  return deadline;
 }
 
 }  // namespace blkmc

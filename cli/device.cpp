@@ -357,8 +357,7 @@ CaseResult run_case_of(Session& ses, const Resolved& r, int repeat, bool verbose
 }
 
 CaseResult dispatch_case(Session& ses, const Resolved& r, int repeat, bool verbose) {
-  if (r.kernel_code)
-    return run_case<sched::KernelScheduler>(ses, r.plan, r.scheduler, r.variant, r.params, repeat, verbose, r.engine);
+  if (r.kernel_code) return run_case_of<sched::KernelScheduler, sched::KernelBfqScheduler>(ses, r, repeat, verbose);
   return run_case_of<sched::DeadlineScheduler, sched::BfqScheduler, sched::NoneScheduler>(ses, r, repeat,
                                                                                          verbose);
 }

@@ -181,7 +181,7 @@ one_line_error "a tree without the file"
 MS=$(patched missing-symbol)
 expect 2 "a file that does not compile" -- "$B" check deadline --kernel "$MS" -q
 one_line_error "a file that does not compile"
-contains "$T/err" "no 'blk_mq_run_hw_queues'" "the error names the symbol the shim lacks"
+contains "$T/err" "no 'blk_mq_freeze_queue'" "the error names the symbol the shim lacks"
 contains "$T/err" "mq-deadline.c:" "the error names the file and line"
 OLD=$(patched head-request)
 sed -i 's/^PATCHLEVEL = .*/PATCHLEVEL = 13/' "$OLD/Makefile"

@@ -622,5 +622,6 @@ template class SchedModel<NoneScheduler>;
 template class SchedModel<BfqScheduler>;
 template class SchedModel<CfqScheduler>;
 template class SchedModel<KernelScheduler>;
+template class SchedModel<KernelBfqScheduler>;
 
 }  // namespace blkmc::sched

@@ -283,7 +283,9 @@ void SchedModel<Sched>::expand(const State& s, F& emit) const {
       }
     }
   }
-  if (clock_ && !urgent) {
+  // No tick once every request is done: nothing waits, and a scheduler
+  // whose times are kept whole (the kernel's BFQ) would age forever.
+  if (clock_ && !urgent && !finished(s)) {
     copy_state(next, s);
     jiffies_tick(next);
     if (!same(next, s)) emit(Step{std::uint8_t(clock_actor()), TICK, 0}, std::as_const(next));
@@ -295,8 +297,10 @@ using NoneModel = SchedModel<NoneScheduler>;
 using BfqModel = SchedModel<BfqScheduler>;
 using CfqModel = SchedModel<CfqScheduler>;
 using KernelDeadlineModel = SchedModel<KernelScheduler>;
+using KernelBfqModel = SchedModel<KernelBfqScheduler>;
 extern template class SchedModel<DeadlineScheduler>;
 extern template class SchedModel<KernelScheduler>;
+extern template class SchedModel<KernelBfqScheduler>;
 extern template class SchedModel<BfqScheduler>;
 extern template class SchedModel<NoneScheduler>;
 extern template class SchedModel<CfqScheduler>;

@@ -150,11 +150,18 @@ int compile(const Source& s, const std::vector<std::string>& defines, const std:
   const std::string base = fs::path(s.file).filename().string();
   const fs::path local = root / fs::path(s.file).parent_path();
   write(local / base, s.text);
-  for (const auto& [quoted, name] : includes(s.text)) {
-    if (name.find("..") != std::string::npos) continue;
-    const fs::path stub = quoted ? local / name : root / "include" / name;
-    if (!fs::exists(stub)) write(stub, "#include \"blkmc_shim.h\"\n");
-  }
+  for (const SourceFile& f : s.extra) write(root / f.path, f.text);
+  // Every header the code includes that is not one of its own files: a
+  // stand-in for the shim.
+  auto stub_includes = [&](const std::string& text) {
+    for (const auto& [quoted, name] : includes(text)) {
+      if (name.find("..") != std::string::npos) continue;
+      const fs::path stub = quoted ? local / name : root / "include" / name;
+      if (!fs::exists(stub)) write(stub, "#include \"blkmc_shim.h\"\n");
+    }
+  };
+  stub_includes(s.text);
+  for (const SourceFile& f : s.extra) stub_includes(f.text);
   std::vector<std::string> argv{compiler()};
   for (const auto& f : cflags()) argv.push_back(f);
   argv.push_back("-I" + (root / "include").string());
@@ -166,6 +173,8 @@ int compile(const Source& s, const std::vector<std::string>& defines, const std:
   argv.push_back(out);
   argv.push_back((root / "harness.c").string());
   argv.push_back((root / "blkmc_shim.c").string());
+  for (const SourceFile& f : s.extra)
+    if (fs::path(f.path).extension() == ".c") argv.push_back((root / f.path).string());
   const std::string logf = dir.file("cc.log");
   const int rc = run(argv, logf);
   log = slurp(logf);
@@ -227,7 +236,7 @@ Built build_source(const Source& s) {
   std::string log;
   if (compile(s, s.layout, tmp, log) != 0) {
     const std::string error = first_error(log, s);
-    if (s.layout.empty() || error.rfind("walk_deadline.h:", 0) != 0)
+    if (s.layout.empty() || error.rfind("walk_", 0) != 0)
       throw UsageError(fmt::format("{} ({}) does not compile against blkmc's kernel shim: {}", s.file, s.origin, error));
     // The file compiles, the walker of its structs does not: without it.
     std::string log2;

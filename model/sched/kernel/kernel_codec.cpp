@@ -17,10 +17,14 @@ constexpr std::uint64_t kLow = (std::uint64_t(1) << kTagShift) - 1;
 constexpr std::uint64_t kJiffiesWindow = std::uint64_t(1) << 40;
 constexpr std::uint64_t kKtimeWindow = std::uint64_t(1) << 46;
 constexpr std::int64_t kNsPerTick = 1000000;
+// The shim's MAX_JIFFY_OFFSET: `jiffies - MAX_JIFFY_OFFSET` is the earliest
+// time there is (BFQ's bfq_smallest_from_now), coded as its distance to
+// that (kAncient), or with `key` as it: every window compares it as long ago.
+constexpr std::uint64_t kMaxJiffyOffset = (std::uint64_t(INT64_MAX) >> 1) - 1;
 
 // A word's 4-byte code: the top 4 bits.
 constexpr std::uint32_t kSmall = 0, kInRegion = 1, kInObject = 2, kJiffies = 3, kKtime = 4, kFree = 5,
-                        kNegative = 6, kPair = 7, kWide = 8;
+                        kNegative = 6, kPair = 7, kWide = 8, kAncient = 9;
 constexpr std::uint32_t kValueBits = 28, kValueMask = (1u << kValueBits) - 1;
 constexpr int kHalfBits = 14;  // each int of a pair
 constexpr std::size_t kSlotBytes = 12;  // a wide slot: owner word + 1 (0: free), its 8-byte code
@@ -34,6 +38,17 @@ bool fits(std::int64_t d, int bits) { return d >= -(std::int64_t(1) << (bits - 1
 std::int64_t sext(std::uint64_t v, int bits) { return std::int64_t(v << (64 - bits)) >> (64 - bits); }
 std::uint32_t code(std::uint32_t tag, std::uint64_t value) { return tag << kValueBits | std::uint32_t(value & kValueMask); }
 bool is_wide(std::uint32_t c) { return c >> kValueBits == kWide; }
+// A ktime difference in 28 bits: whole ticks (milliseconds: the clock's and
+// the sysfs tunables' unit) with the low bit set, else nanoseconds.
+bool ktime_code(std::int64_t d, std::uint32_t* out) {
+  if (d % kNsPerTick == 0 && fits(d / kNsPerTick, kValueBits - 1)) {
+    *out = code(kKtime, std::uint64_t(d / kNsPerTick) << 1 | 1);
+    return true;
+  }
+  if (!fits(d, kValueBits - 1)) return false;
+  *out = code(kKtime, std::uint64_t(d) << 1);
+  return true;
+}
 
 }  // namespace
 
@@ -53,13 +68,16 @@ struct Codec::Ctx {
     const std::int64_t d = std::int64_t(v - now);
     return key && d < -clamp ? -clamp : d;
   }
+  // A time about MAX_JIFFY_OFFSET before now: its distance to now - MAX.
+  bool is_ancient(std::uint64_t v) const { return fits(std::int64_t(v - (now - kMaxJiffyOffset)), kValueBits); }
+  std::int64_t ancient_delta(std::uint64_t v) const { return key ? 0 : std::int64_t(v - (now - kMaxJiffyOffset)); }
   std::int64_t ktime_delta(std::uint64_t v) const {
     const std::int64_t d = std::int64_t(v - kt);
     return key && d < -clamp * kNsPerTick ? -clamp * kNsPerTick : d;
   }
 };
 
-Codec::Codec(const Region& r, const Module& m, const std::vector<bool>& fixed) : m_(m) {
+Codec::Codec(const Region& r, const Module& m, const std::vector<bool>& fixed, int extra_wide) : m_(m) {
   const blkmc_region& h = *r.hdr();
   const std::uint8_t* mem = r.at(0);
   const Ctx c(r, m, BLKMC_J0, false, 0);
@@ -104,11 +122,22 @@ Codec::Codec(const Region& r, const Module& m, const std::vector<bool>& fixed) :
     std::memcpy(&v, mem + offset(i), 8);
     wide += !is_fixed_[i] && !narrow(v, c, nullptr);
   }
-  wide_slots_ = 2 * wide + 3 + (live_ < words() ? 3 : 0);
+  wide_slots_ = 2 * wide + 3 + (live_ < words() ? 3 : 0) + std::size_t(std::max(0, extra_wide));
 }
 
 std::string Codec::word_name(std::size_t i) const {
-  if (i < words_.size()) return fmt::format("the word at region offset {:#x}", words_[i]);
+  if (i < words_.size()) {
+    // The object it lies in: init's n-th allocation, and where in it.
+    std::size_t obj = 0;
+    std::uint32_t start = words_[0];
+    for (std::size_t k = 1; k <= i; ++k)
+      if (words_[k] != words_[k - 1] + 8) {
+        ++obj;
+        start = words_[k];
+      }
+    return fmt::format("the word at region offset {:#x} (init's allocation {}, byte {})", words_[i], obj,
+                       words_[i] - start);
+  }
   i -= words_.size();
   return fmt::format("request {}'s word at offset {} of struct request", i / per_rq_, 8 * (i % per_rq_));
 }
@@ -147,8 +176,9 @@ bool Codec::narrow(std::uint64_t v, const Ctx& c, std::uint32_t* out) const {
     x = code(kInObject, v - c.lo);
   } else if (c.is_jiffies(v) && fits(c.jiffies_delta(v), kValueBits)) {
     x = code(kJiffies, std::uint64_t(c.jiffies_delta(v)));
-  } else if (c.is_ktime(v) && fits(c.ktime_delta(v), kValueBits)) {
-    x = code(kKtime, std::uint64_t(c.ktime_delta(v)));
+  } else if (c.is_ktime(v) && ktime_code(c.ktime_delta(v), &x)) {
+  } else if (c.is_ancient(v)) {
+    x = code(kAncient, std::uint64_t(c.ancient_delta(v)));
   } else if (v == kFreeWord) {
     x = code(kFree, 0);
   } else if (std::int64_t(v) < 0 && fits(std::int64_t(v), kValueBits)) {
@@ -172,8 +202,9 @@ std::uint64_t Codec::value4(std::uint32_t code, const Ctx& c, const std::uint8_t
     case kInRegion: return c.base + low;
     case kInObject: return c.lo + low;
     case kJiffies: return c.now + std::uint64_t(d);
-    case kKtime: return c.kt + std::uint64_t(d);
+    case kKtime: return c.kt + std::uint64_t(d & 1 ? (d >> 1) * kNsPerTick : d >> 1);
     case kFree: return kFreeWord;
+    case kAncient: return c.now - kMaxJiffyOffset + std::uint64_t(d);
     case kNegative: return std::uint64_t(d);
     case kPair:
       return std::uint64_t(std::uint32_t(std::int32_t(sext(low, kHalfBits)))) |

@@ -25,7 +25,8 @@
 // not expected to change) has no code while it holds its value at init;
 // when it does not, it takes a wide slot too. There are twice as many
 // slots as init left wide words, and three more (three more again where
-// words are fixed); a state that needs more is an error naming the word.
+// words are fixed, and the family's extra: BFQ's 16); a state that needs
+// more is an error naming the word.
 // With `key` (kernel_state=key, the default) differences below -clamp
 // ticks are stored as -clamp: past every time tunable, older is the same.
 // The redzones after the arena's objects must not change: check() says
@@ -62,7 +63,9 @@ class Codec {
   // fixed[i]: object word i is expected to keep the value it has now
   // (KernelScheduler::learn_fixed): no code while it does, a wide slot
   // when it does not after all.
-  Codec(const Region& r, const Module& m, const std::vector<bool>& fixed = {});
+  // extra_wide: wide slots beyond the rule below (a family whose code
+  // keeps estimates of any width).
+  Codec(const Region& r, const Module& m, const std::vector<bool>& fixed = {}, int extra_wide = 0);
 
   std::size_t bytes() const { return 4 * live_ + 12 * wide_slots_; }
   std::size_t words() const { return words_.size() + rq_words_.size(); }

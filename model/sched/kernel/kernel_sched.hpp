@@ -1,9 +1,11 @@
 // model/sched/kernel/kernel_sched: the kernel's own scheduler code as a
 // scheduler of the framework (model/sched/sched_model.hpp): the user's
-// block/mq-deadline.c, compiled against blkmc's shim (kernel_build.hpp) and
+// block/mq-deadline.c or BFQ (block/bfq-iosched.c with bfq-wf2q.c and
+// bfq-cgroup.c), compiled against blkmc's shim (kernel_build.hpp) and
 // driven through its elevator_mq_ops, one call per step, as blk-mq calls
 // it under the elevator lock (shim/harness.c says which blk-mq path each
-// call stands for).
+// call stands for). What differs between the families (names, tunables,
+// the canonical form) is a Code class: DeadlineCode, BfqCode.
 //
 // Its variants are the sources this process loaded (kernel_source.hpp);
 // its tunables are set through the file's own sysfs store functions, as
@@ -14,12 +16,20 @@
 // the framework asks for without a call: has_work, the file's books
 // (dd_queued per priority, from the walker) and how the call ended.
 //
-// kernel_state=key (default) stores a state in its canonical form: the
-// rb-trees rebuilt in one shape per order, the file's counters rebased
-// (shim/walk_deadline.h), times older than time_cap ticks as time_cap;
-// kernel_state=raw stores the region's words as the code left them
-// (positions and times relative, nothing else changed): the reference the
-// canonical key is tested against.
+// kernel_state=key (default) stores a state in its canonical form: for
+// mq-deadline the rb-trees rebuilt in one shape per order, the file's
+// counters rebased (shim/walk_deadline.h), times older than time_cap ticks
+// as time_cap; for BFQ only q->last_merge cleared (its service trees carry
+// data derived from their shape, and its times reach seconds back), and
+// times past time_cap where one is given. kernel_state=raw stores the
+// region's words as the code left them (positions and times relative,
+// nothing else changed): the reference the canonical key is tested against.
+//
+// BFQ's idle-slice hrtimer is armed in the region and fired by the harness:
+// at its expiry tick (clock=1), or when blk-mq finds nothing to dispatch
+// while it is armed (clock=0, as the hand models do). `current` is the
+// workload process for a request's allocation and insert (its io_context
+// and io_cq: BFQ's per-process queues), blkmc's kernel thread otherwise.
 //
 // A call that ends in BUG, WARN, a fault, no return or a request pointer
 // that is none is a violation of `kernel-bug`; one that does what blkmc
@@ -44,20 +54,68 @@ namespace blkmc::sched {
 // A state of the kernel-code model: the framework's bytes and a region's.
 using KernelState = ByteState<3072>;
 
-class KernelScheduler {
+// What the framework knows of the requests, for the books' check: per
+// priority those inserted and not completed, and how many are in the
+// scheduler's queues and on its dispatch list (inserted at head).
+struct Truth {
+  int outstanding[3] = {0, 0, 0};
+  int sched = 0, head = 0;
+};
+
+// mq-deadline: block/mq-deadline.c, its tunables and its walker.
+struct DeadlineCode {
+  static const char* name() { return "deadline"; }
+  static const char* summary();
+  static std::vector<ParamInfo> tunables();
+  static constexpr bool kCanonTrees = true;  // its lookups depend on order only
+  static constexpr bool kFifoPerClass = true;
+  static constexpr int kLearnWalks = 64;  // random runs that find the words init's values keep
+  static constexpr int kExtraWide = 0;    // wide slots beyond the codec's own rule
+  // Request deadlines in ticks (expire), the age a request saturates at,
+  // the default time cap of kernel_state=key, and how far the learning
+  // walks' clock jumps.
+  static void times(const Params& p, int& read_expire, int& write_expire, int& age_cap, std::int64_t& clamp,
+                    int& learn_span);
+  // The walker's books against the framework's, and the walker's view as a
+  // state's line and JSON.
+  static bool books_ok(const int books[3], const Truth& t);
+  static std::string story(const RqTable& t, const blkmc_region& r);
+  static void story_json(const RqTable& t, const blkmc_region& r, nlohmann::json& j);
+};
+
+// BFQ: block/bfq-iosched.c with bfq-wf2q.c and bfq-cgroup.c.
+struct BfqCode {
+  static const char* name() { return "bfq"; }
+  static const char* summary();
+  static std::vector<ParamInfo> tunables();
+  static constexpr bool kCanonTrees = false;  // wf2q's trees keep min_start by shape
+  static constexpr bool kFifoPerClass = false;
+  static constexpr int kLearnWalks = 512;  // more paths: injection, idling, merging, splitting
+  // Its rate and think-time estimates, seek histories and budgets take
+  // values of any width once the clock runs.
+  static constexpr int kExtraWide = 16;
+  static void times(const Params& p, int& read_expire, int& write_expire, int& age_cap, std::int64_t& clamp,
+                    int& learn_span);
+  static bool books_ok(const int books[3], const Truth& t);
+  static std::string story(const RqTable& t, const blkmc_region& r);
+  static void story_json(const RqTable& t, const blkmc_region& r, nlohmann::json& j);
+};
+
+template <class Code>
+class KernelSched {
  public:
   using State = KernelState;
   static const std::vector<VariantInfo>& variants();  // the loaded sources
   static unsigned variants_generation();
   static std::vector<ParamInfo> params();
-  static const char* name() { return "deadline"; }
+  static const char* name() { return Code::name(); }
   static const char* dispatch_fn() { return ".dispatch_request"; }
-  static constexpr bool kFifoPerClass = true;
-  static const char* summary();
+  static constexpr bool kFifoPerClass = Code::kFifoPerClass;
+  static const char* summary() { return Code::summary(); }
   static std::vector<PropInfo> extra_props();
 
-  KernelScheduler(int variant, const Params& p, const RqTable& t);
-  ~KernelScheduler();
+  KernelSched(int variant, const Params& p, const RqTable& t);
+  ~KernelSched();
 
   void declare(Schema& sc) const;
   void resolve(const Schema& sc);
@@ -87,8 +145,9 @@ class KernelScheduler {
   std::size_t kernel_bytes() const { return codec_->bytes(); }
   // How the call that made s ended (blkmc_status).
   int status(const State& s) const { return status_.get(s); }
-  // The harness's view of the file's structs in s (walker; valid = 0 without).
-  blkmc_dd_view view(const State& s) const;
+  // The region with the walker's view of s (BLKMC_OP_VIEW; valid until the
+  // next call on this thread), or nullptr without a walker or in a halted state.
+  const blkmc_region* viewed(const State& s) const;
   // A trace's record of the code: file, version, sha256.
   nlohmann::json source_json() const;
 
@@ -97,7 +156,7 @@ class KernelScheduler {
   Instance& instance() const;
   std::unique_ptr<Instance> make_instance() const;  // a region after init and the tunables
   std::vector<bool> learn_fixed() const;
-  static constexpr int kLearnWalks = 64;
+  int learn_span_ = 2;  // the learning walks' clock steps: 1 to this many ticks
   void restore(Instance& in, const State& s) const;
   // One harness call on s's region; the result, and s updated (status,
   // region words, has_work, books) as the call left it.
@@ -109,10 +168,11 @@ class KernelScheduler {
   kernel::Built built_;
   const kernel::Module* mod_ = nullptr;
   bool key_ = true;
-  int read_expire_ = 0, write_expire_ = 0, prio_aging_expire_ = 0, age_cap_ = 1;
+  int read_expire_ = 0, write_expire_ = 0, age_cap_ = 1;
   std::int64_t clamp_ = 1;
   std::vector<blkmc_rq_spec> specs_;
-  int depth_ = 1, rotational_ = 0;
+  int depth_ = 1, rotational_ = 0, clock_ = 0;
+  std::vector<blkmc_proc_spec> procs_;
   std::vector<std::pair<int, std::string>> tunables_;  // attribute index, value
   std::unique_ptr<kernel::Codec> codec_;
   mutable std::vector<blkmc_obj> layout_;  // the objects init allocated, in every region alike
@@ -125,5 +185,10 @@ class KernelScheduler {
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<Instance>> pool_;
 };
+
+using KernelScheduler = KernelSched<DeadlineCode>;
+using KernelBfqScheduler = KernelSched<BfqCode>;
+extern template class KernelSched<DeadlineCode>;
+extern template class KernelSched<BfqCode>;
 
 }  // namespace blkmc::sched

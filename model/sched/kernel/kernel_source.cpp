@@ -87,6 +87,23 @@ void deadline_layout(Source& s) {
   if (has(prio, "struct\\s+list_head\\s+dispatch\\s*;")) s.layout.push_back("BLKMC_DD_PRIO_DISPATCH");
 }
 
+// What the BFQ walker (shim/walk_bfq.h) reads, in bfq-iosched.h.
+void bfq_layout(Source& s) {
+  std::string header;
+  for (const SourceFile& f : s.extra)
+    if (f.path == "block/bfq-iosched.h") header = f.text;
+  const std::string bfqd = struct_body(header, "bfq_data");
+  const std::string bfqq = struct_body(header, "bfq_queue");
+  auto has = [](const std::string& body, const char* re) { return std::regex_search(body, std::regex(re)); };
+  if (bfqd.empty() || bfqq.empty() || !has(bfqd, "\\bqueued\\s*;") || !has(bfqd, "in_service_queue") ||
+      !has(bfqd, "idle_slice_timer") || !has(bfqd, "list_head\\s+dispatch\\s*;") || !has(bfqq, "\\bpid\\s*;") ||
+      !has(bfqq, "list_head\\s+fifo\\s*;") || !has(bfqq, "wr_coeff")) {
+    s.layout_note = "its bfq_data / bfq_queue are not the ones blkmc's walker reads (6.1-6.12)";
+    return;
+  }
+  s.layout.push_back("BLKMC_WALK_BFQ");
+}
+
 struct Registry {
   std::mutex mu;
   std::deque<Source> all;  // references stay valid as sources are added
@@ -115,8 +132,10 @@ bool is_tarball(const std::string& p) {
   return false;
 }
 
-// A tarball's TOP/Makefile and TOP/FILE, into a scratch directory.
-void extract(const std::string& tarball, const std::string& file, const ScratchDir& dir, std::string& top) {
+// A tarball's TOP/Makefile and TOP/FILE for each of files, into a scratch
+// directory.
+void extract(const std::string& tarball, const std::vector<std::string>& files, const ScratchDir& dir,
+             std::string& top) {
   // The first member names the top directory.
   std::string cmd = fmt::format("tar -tf '{}' 2>/dev/null | head -n 1", tarball);
   FILE* p = popen(cmd.c_str(), "r");
@@ -129,38 +148,57 @@ void extract(const std::string& tarball, const std::string& file, const ScratchD
   top = buf;
   while (!top.empty() && (top.back() == '\n' || top.back() == '/')) top.pop_back();
   if (top.find('/') != std::string::npos) top = top.substr(0, top.find('/'));
+  std::vector<std::string> args{"tar", "-xf", tarball, "-C", dir.path(), "--occurrence=1", top + "/Makefile"};
+  for (const auto& f : files) args.push_back(top + "/" + f);
   const pid_t pid = fork();
   if (pid == 0) {
-    const std::string mk = top + "/Makefile", f = top + "/" + file;
-    execlp("tar", "tar", "-xf", tarball.c_str(), "-C", dir.path().c_str(), "--occurrence=1", mk.c_str(), f.c_str(),
-           static_cast<char*>(nullptr));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp("tar", argv.data());
     _exit(127);
   }
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw UsageError(fmt::format("--kernel {}: tar could not extract {}/{} from it", tarball, top, file));
+    throw UsageError(fmt::format("--kernel {}: tar could not extract {}/{} from it", tarball, top, files.front()));
+}
+
+// The code's name: the SHA-256 of the main file's bytes, and of each extra
+// file's path and bytes after them (a family of one file: of its bytes).
+std::string code_hash(const Source& s) {
+  if (s.extra.empty()) return sha256_hex(s.text);
+  std::string all = s.text;
+  for (const SourceFile& f : s.extra) all += std::string(1, '\0') + f.path + '\0' + f.text;
+  return sha256_hex(all);
 }
 
 }  // namespace
 
 const std::vector<std::string>& source_families() {
-  static const std::vector<std::string> v{"deadline"};
+  static const std::vector<std::string> v{"deadline", "bfq"};
   return v;
 }
 
 const std::string& family_file(const std::string& family) {
-  static const std::string deadline = "block/mq-deadline.c";
+  static const std::string deadline = "block/mq-deadline.c", bfq = "block/bfq-iosched.c";
   if (family == "deadline") return deadline;
+  if (family == "bfq") return bfq;
   throw UsageError(fmt::format("model '{}' has no kernel-source harness yet (blkmc compiles the kernel's own "
-                               "code for: deadline)",
+                               "code for: deadline, bfq)",
                                family));
+}
+
+const std::vector<std::string>& family_extra_files(const std::string& family) {
+  static const std::vector<std::string> none, bfq{"block/bfq-iosched.h", "block/bfq-wf2q.c", "block/bfq-cgroup.c"};
+  family_file(family);
+  return family == "bfq" ? bfq : none;
 }
 
 int family_rq_state_words(const std::string& family) {
   family_file(family);
   // Words 0-1 queuelist, 2-4 rb_node, 5 fifo_time, 6 rq_flags, 7-8
   // elv.priv[], 9 elv.icq.
-  return 8;
+  return family == "bfq" ? 10 : 8;
 }
 
 std::string sha256_hex(const std::string& bytes) {
@@ -194,15 +232,30 @@ Source read_source(const std::string& family, const std::string& where_in, bool 
   const std::string opt = tree ? "--kernel" : "--source";
   if (tree && where.rfind("debian:", 0) == 0) where = debian_tarball(where);
   std::string tree_version;
+  const std::vector<std::string>& extra = family_extra_files(family);
+  // The family's other files, from the directory the main file is in.
+  auto read_extra = [&](const fs::path& main_dir, const std::string& in) {
+    for (const std::string& e : extra) {
+      const fs::path f = main_dir / fs::path(e).filename();
+      if (!fs::is_regular_file(f))
+        throw UsageError(fmt::format("{} {}: {} has no {} beside {} ({}'s code is {} and these)", opt, where_in,
+                                     in, fs::path(e).filename().string(), fs::path(s.file).filename().string(),
+                                     family, s.file));
+      s.extra.push_back({e, read_file(f, opt)});
+    }
+  };
   if (tree && is_tarball(where)) {
     if (!fs::is_regular_file(where)) throw UsageError(fmt::format("{} {}: no such file", opt, where));
     const ScratchDir dir("", "blkmc-src");
     std::string top;
-    extract(where, s.file, dir, top);
+    std::vector<std::string> files{s.file};
+    files.insert(files.end(), extra.begin(), extra.end());
+    extract(where, files, dir, top);
     const fs::path root = fs::path(dir.path()) / top;
     if (!fs::exists(root / s.file))
       throw UsageError(fmt::format("{} {}: the archive has no {}", opt, where, s.file));
     s.text = read_file(root / s.file, opt);
+    read_extra((root / s.file).parent_path(), "the archive");
     tree_version = makefile_version(read_file(root / "Makefile", opt), opt + " " + where);
   } else if (tree) {
     if (!fs::is_directory(where)) throw UsageError(fmt::format("{} {}: not a directory or linux-source tarball", opt, where));
@@ -211,10 +264,12 @@ Source read_source(const std::string& family, const std::string& where_in, bool 
     if (!fs::is_regular_file(fs::path(where) / "Makefile"))
       throw UsageError(fmt::format("{} {}: no Makefile at the top (not a kernel tree)", opt, where));
     s.text = read_file(f, opt);
+    read_extra(f.parent_path(), "the tree");
     tree_version = makefile_version(read_file(fs::path(where) / "Makefile", opt), opt + " " + where);
   } else {
     if (!fs::is_regular_file(where)) throw UsageError(fmt::format("{} {}: no such file", opt, where));
     s.text = read_file(where, opt);
+    read_extra(fs::absolute(fs::path(where)).parent_path(), "its directory");
   }
   if (!version.empty()) {
     s.version = version;
@@ -231,9 +286,10 @@ Source read_source(const std::string& family, const std::string& where_in, bool 
     s.kv = kernel_version(6, 1, 0);
   }
   check_range(s.kv, s.version, opt + " " + where);
-  s.sha256 = sha256_hex(s.text);
+  s.sha256 = code_hash(s);
   s.name = fmt::format("{}@{}", s.version, s.sha256.substr(0, 8));
   if (family == "deadline") deadline_layout(s);
+  if (family == "bfq") bfq_layout(s);
   if (tree && is_tarball(where)) {
     std::lock_guard<std::mutex> lock(mu);
     read[key] = s;

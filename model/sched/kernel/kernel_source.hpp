@@ -28,14 +28,21 @@ inline constexpr int kMinKv = (6 << 16) + (1 << 8);
 inline constexpr int kMaxKv = (6 << 16) + (12 << 8) + 255;
 constexpr int kernel_version(int a, int b, int c) { return (a << 16) + (b << 8) + (c > 255 ? 255 : c); }
 
+// A further file of a family's code (BFQ's bfq-wf2q.c, bfq-iosched.h...).
+struct SourceFile {
+  std::string path;  // inside a tree: "block/bfq-wf2q.c"
+  std::string text;
+};
+
 struct Source {
   std::string family;   // "deadline"
   std::string file;     // the path inside a tree: "block/mq-deadline.c"
   std::string origin;   // what the user named
   std::string text;     // the file's bytes
+  std::vector<SourceFile> extra;  // the family's other files (family_extra_files), in order
   std::string version;  // "6.12.117", or "6.5-6.12" read off a lone file's interfaces
   int kv = 0;           // KERNEL_VERSION the shim presents
-  std::string sha256;   // of text, hex
+  std::string sha256;   // of text (and of each extra file's path and bytes after it), hex
   std::string name;     // the variant: version@sha8
   // The walker's view of the file's private structs (-D macros), and a
   // line for what it could not read ("" when it reads everything).
@@ -43,13 +50,20 @@ struct Source {
   std::string layout_note;
 };
 
-// The family's file inside a tree (block/mq-deadline.c for "deadline").
+// The family's file inside a tree (block/mq-deadline.c for "deadline",
+// block/bfq-iosched.c for "bfq").
 const std::string& family_file(const std::string& family);  // throws UsageError
+// The family's other files, read from the same tree or, for --source, the
+// same directory: BFQ's bfq-iosched.h, bfq-wf2q.c and bfq-cgroup.c (group
+// scheduling is off: bfq-cgroup.c gives the root group alone). The .c
+// files among them are compiled with the main file.
+const std::vector<std::string>& family_extra_files(const std::string& family);
 // How many 8-byte words of struct request's head (shim/blkmc_shim.h) the
 // family's scheduler writes: mq-deadline 8 (queuelist, rb_node, fifo_time,
-// rq_flags, elv.priv[0]; not elv.priv[1] nor elv.icq).
+// rq_flags, elv.priv[0]; not elv.priv[1] nor elv.icq), BFQ 10 (both
+// elv.priv[] and elv.icq too).
 int family_rq_state_words(const std::string& family);
-// The families with a kernel-source harness ("deadline").
+// The families with a kernel-source harness ("deadline", "bfq").
 const std::vector<std::string>& source_families();
 
 // Reads the code: WHERE is a tree, a linux-source tarball or debian:X.Y

@@ -13,5 +13,10 @@ extern __thread struct blkmc_region *blkmc_cur;
 void blkmc_harness_error(const char *fmt, ...) __attribute__((__noreturn__, __format__(printf, 1, 2)));
 int blkmc_rb_canon(struct rb_root *root);
 int blkmc_rb_valid(const struct rb_root *root);
+/* The slab caches module init made (blkmc_shim.c). */
+int blkmc_cache_count(void);
+struct kmem_cache *blkmc_cache(int i);
+/* The pool small kmallocs after init come from (made before module init). */
+void blkmc_kmalloc_setup(void);
 
 #endif /* BLKMC_HARNESS_H */

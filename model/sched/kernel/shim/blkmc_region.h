@@ -14,9 +14,13 @@
 #include <stdint.h>
 
 #define BLKMC_REGION_MAGIC 0x626c6b6d63726731ULL /* "blkmcrg1" */
-#define BLKMC_ABI 1
+#define BLKMC_ABI 2
 #define BLKMC_MAX_RQS 64
-#define BLKMC_MAX_OBJS 64
+#define BLKMC_MAX_OBJS 192
+#define BLKMC_MAX_PROCS 16
+#define BLKMC_MAX_POOLS 4
+#define BLKMC_MAX_POOL_OBJS 40
+#define BLKMC_MAX_TIMERS 4
 #define BLKMC_MAX_ROOTS 64
 #define BLKMC_REDZONE 16
 #define BLKMC_REDZONE_BYTE 0xa5
@@ -40,7 +44,22 @@ struct blkmc_rq_spec {
   uint64_t sector;
   uint32_t sectors;
   uint16_t ioprio;
-  uint8_t write, sync, kind, pad[3];
+  uint8_t write, sync, kind;
+  uint8_t proc; /* the workload process that submits it */
+  uint8_t pad[2];
+};
+/* A workload process: `current` for its requests' allocation and insert. */
+struct blkmc_proc_spec {
+  uint16_t ioprio; /* its io_context's (IOPRIO_PRIO_VALUE) */
+  int8_t nice;
+  uint8_t pad[5];
+};
+/* A slab cache's pool in a region (objects of one size, laid out by init):
+ * which are in use is a word of the arena (so it is state). */
+struct blkmc_pool {
+  uint64_t map_off;   /* the in-use bitmap word */
+  uint64_t first_off; /* object i at first_off + i * stride */
+  uint32_t n, stride;
 };
 
 /* The mq-deadline walker's view (walk_deadline.h): ids are request slots,
@@ -62,6 +81,24 @@ struct blkmc_dd_view {
   struct blkmc_idlist dispatch;
   struct blkmc_dd_prio prio[3];
   int32_t fifo_batch, writes_starved, fifo_expire[2], prio_aging_expire;
+};
+
+/* The BFQ walker's view (walk_bfq.h): its queues (the bfq_queue pool's
+ * objects in use), each with its process and its requests in fifo order. */
+struct blkmc_bfq_queue {
+  int16_t proc;  /* the workload process that made it (bfqq->pid), -1 none */
+  uint8_t sync, busy;
+  int32_t weight, wr_coeff, ref, pad;
+  struct blkmc_idlist fifo;
+};
+struct blkmc_bfq_view {
+  int32_t valid;
+  int32_t queued;     /* bfqd->queued */
+  int32_t in_service; /* index into q[], -1 none */
+  int32_t timer;      /* the idle-slice timer is armed */
+  int32_t nq;
+  struct blkmc_idlist dispatch; /* bfqd->dispatch */
+  struct blkmc_bfq_queue q[BLKMC_MAX_POOL_OBJS];
 };
 
 /* What the harness keeps about the scheduler's memory (not state). */
@@ -88,6 +125,17 @@ struct blkmc_region {
   int32_t depth;          /* driver tags (hw queue depth) */
   int32_t nr_requests;    /* scheduler tags */
   int32_t rotational;     /* else QUEUE_FLAG_NONROT */
+  int32_t clock;          /* 1: time passes in ticks; 0: it does not (timers fire when blk-mq finds no work) */
+  int32_t canon_trees;    /* BLKMC_OP_CANON rebuilds changed rb-trees in one shape (their users read order only) */
+  int32_t nprocs;
+  struct blkmc_proc_spec procs[BLKMC_MAX_PROCS];
+  uint64_t tasks_off;     /* task_struct[nprocs + 1]: the processes, then blkmc's kernel thread */
+  int32_t pool_objs;      /* objects in each slab cache's pool */
+  int32_t npools;
+  struct blkmc_pool pools[BLKMC_MAX_POOLS];
+  int32_t ntimers;        /* hrtimers that init set up (hrtimer_init), region offsets */
+  int32_t fired;          /* timers the last call fired */
+  uint64_t timers[BLKMC_MAX_TIMERS];
   /* How many 8-byte words of a request's head are state (the scheduler's),
    * the others constant; a freed request's state words are poisoned. */
   uint32_t rq_state_words;
@@ -100,8 +148,9 @@ struct blkmc_region {
   int32_t books_valid;
   int32_t books[3]; /* the file's own count of requests it holds, per priority */
   int32_t pad3;
-  /* BLKMC_OP_VIEW's answer (mq-deadline). */
+  /* BLKMC_OP_VIEW's answer (mq-deadline's, or BFQ's). */
   struct blkmc_dd_view view;
+  struct blkmc_bfq_view bfq;
 };
 
 /* Calls into the harness: blkmc_k_call(region, op, a, b, now, flags, &result). */
@@ -120,6 +169,7 @@ enum blkmc_op {
   BLKMC_OP_ATTRS = 12,    /* attribute a's name into region->what (result -1 past the last) */
   BLKMC_OP_SELFTEST = 13, /* the rb-tree against a sorted array (tests) */
   BLKMC_OP_MODULE_INIT = 14, /* the file's module_init (once per loaded object) */
+  BLKMC_OP_TIMERS = 15,   /* fire every armed hrtimer whose expiry has come (clock=0: every armed one) */
 };
 /* What a call does after its op, when the op ended well (flags). */
 enum blkmc_after {

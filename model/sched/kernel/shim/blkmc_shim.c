@@ -308,10 +308,22 @@ int blkmc_rb_valid(const struct rb_root *root) {
 
 /* ---- memory ---- */
 
+/* kmalloc after init: small objects from a pool of their own (BFQ's weight
+ * counters), made at module init like the scheduler's own caches. */
+#define BLKMC_KMALLOC_MAX 64
+static struct kmem_cache *blkmc_kmalloc_cache;
+
+void blkmc_kmalloc_setup(void) {
+  if (!blkmc_kmalloc_cache) blkmc_kmalloc_cache = kmem_cache_create("kmalloc-64", BLKMC_KMALLOC_MAX, 16, 0, NULL);
+}
+
 void *blkmc_alloc(size_t size, gfp_t flags) {
   struct blkmc_region *r = blkmc_cur;
+  if (r->frozen && size <= BLKMC_KMALLOC_MAX && blkmc_kmalloc_cache)
+    return kmem_cache_alloc(blkmc_kmalloc_cache, flags);
   if (r->frozen || r->nobjs == BLKMC_MAX_OBJS) {
-    blkmc_harness_error("kmalloc(%zu) after the scheduler's init: blkmc's state holds only the memory init allocates", size);
+    blkmc_harness_error("kmalloc(%zu) after the scheduler's init: blkmc's state holds the memory init allocates, "
+                        "and objects of at most %d bytes after it", size, BLKMC_KMALLOC_MAX);
     return NULL;
   }
   const uint64_t at = (r->arena_used + 15) & ~15ULL, end = at + ((size + 15) & ~15ULL);
@@ -329,15 +341,144 @@ void *blkmc_alloc(size_t size, gfp_t flags) {
   return p;
 }
 
+/* Whether p lies in cache c's pool of this region. */
+static int blkmc_in_pool(const struct blkmc_region *r, const struct kmem_cache *c, const void *p) {
+  if (!c || c->id >= r->npools) return 0;
+  const struct blkmc_pool *pl = &r->pools[c->id];
+  const uint64_t off = (uint64_t)((const char *)p - (const char *)r);
+  return off >= pl->first_off && off < pl->first_off + (uint64_t)pl->n * pl->stride;
+}
+
 void kfree(const void *p) {
   struct blkmc_region *r = blkmc_cur;
   if (!p) return;
+  if (blkmc_in_pool(r, blkmc_kmalloc_cache, p)) {
+    kmem_cache_free(blkmc_kmalloc_cache, (void *)p);
+    return;
+  }
   for (int i = 0; i < r->nobjs; ++i)
     if ((const char *)r + r->objs[i].off == (const char *)p) {
       memset((char *)r + r->objs[i].off, BLKMC_FREE_BYTE, r->objs[i].size);
       return;
     }
   blkmc_bug(__FILE__, __LINE__, "kfree() of a pointer kmalloc did not return");
+}
+
+/* ---- slab caches: a pool of objects per cache in every region ---- */
+
+static struct kmem_cache blkmc_caches[BLKMC_MAX_POOLS];
+static int blkmc_ncaches;
+
+/* At module init (once per loaded object): the cache's descriptor. Its
+ * objects come from the pool init lays out in each region (harness.c). */
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align, unsigned int flags,
+                                     void (*ctor)(void *)) {
+  (void)flags;
+  if (ctor) blkmc_harness_error("kmem_cache_create(%s) with a constructor", name);
+  if (blkmc_ncaches == BLKMC_MAX_POOLS) blkmc_harness_error("more than %d slab caches", BLKMC_MAX_POOLS);
+  struct kmem_cache *c = &blkmc_caches[blkmc_ncaches];
+  c->name = name;
+  c->size = size;
+  c->align = align;
+  c->id = blkmc_ncaches++;
+  return c;
+}
+
+int blkmc_cache_count(void) { return blkmc_ncaches; }
+struct kmem_cache *blkmc_cache(int i) { return &blkmc_caches[i]; }
+
+void *kmem_cache_alloc(struct kmem_cache *c, gfp_t flags) {
+  struct blkmc_region *r = blkmc_cur;
+  if (!c || c->id >= r->npools) blkmc_harness_error("kmem_cache_alloc from a cache without a pool");
+  const struct blkmc_pool *p = &r->pools[c->id];
+  uint64_t *map = (uint64_t *)((char *)r + p->map_off);
+  for (uint32_t i = 0; i < p->n; ++i)
+    if (!((*map >> i) & 1)) {
+      char *o = (char *)r + p->first_off + (uint64_t)i * p->stride;
+      *map |= 1ULL << i;
+      memset(o, (flags & __GFP_ZERO) ? 0 : 0xcc, c->size);
+      return o;
+    }
+  blkmc_harness_error("kmem_cache_alloc(%s): its pool of %u objects is in use (blkmc lays out a fixed pool per cache)",
+                      c->name, p->n);
+}
+
+void kmem_cache_free(struct kmem_cache *c, void *o) {
+  struct blkmc_region *r = blkmc_cur;
+  if (!o) return;
+  if (!c || c->id >= r->npools) blkmc_bug(__FILE__, __LINE__, "kmem_cache_free to a cache without a pool");
+  const struct blkmc_pool *p = &r->pools[c->id];
+  uint64_t *map = (uint64_t *)((char *)r + p->map_off);
+  const uint64_t off = (uint64_t)((char *)o - (char *)r);
+  if (off < p->first_off || (off - p->first_off) % p->stride || (off - p->first_off) / p->stride >= p->n)
+    blkmc_bug(__FILE__, __LINE__, "kmem_cache_free() of an object not from its cache");
+  const uint32_t i = (uint32_t)((off - p->first_off) / p->stride);
+  if (!((*map >> i) & 1)) blkmc_bug(__FILE__, __LINE__, "kmem_cache_free() of a free object (a double free)");
+  *map &= ~(1ULL << i);
+  memset(o, BLKMC_FREE_BYTE, c->size);
+}
+
+void kmem_cache_destroy(struct kmem_cache *c) { (void)c; }
+
+/* ---- hrtimers: armed in the region, fired by the harness ---- */
+
+void hrtimer_init(struct hrtimer *t, clockid_t clock, enum hrtimer_mode mode) {
+  struct blkmc_region *r = blkmc_cur;
+  (void)clock;
+  (void)mode;
+  memset(t, 0, sizeof(*t));
+  if (r->frozen) blkmc_harness_error("hrtimer_init after the scheduler's init");
+  if (r->ntimers == BLKMC_MAX_TIMERS) blkmc_harness_error("more than %d hrtimers", BLKMC_MAX_TIMERS);
+  r->timers[r->ntimers++] = (uint64_t)((char *)t - (char *)r);
+}
+
+void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode) {
+  t->expires = mode == HRTIMER_MODE_REL ? (ktime_t)ktime_get_ns() + tim : tim;
+  t->active = 1;
+}
+
+int hrtimer_try_to_cancel(struct hrtimer *t) {
+  const int was = t->active != 0;
+  t->active = 0;
+  return was;
+}
+
+int hrtimer_cancel(struct hrtimer *t) { return hrtimer_try_to_cancel(t); }
+
+/* ---- processes and I/O contexts ---- */
+
+__thread struct task_struct *blkmc_current;
+
+struct io_cq *ioc_lookup_icq(struct request_queue *q) {
+  struct io_context *ioc = current ? current->io_context : NULL;
+  if (!ioc || !ioc->icq || ioc->icq->q != q) return NULL;
+  return ioc->icq;
+}
+
+/* The submitter's io_cq for q, made the first time (the elevator's
+ * icq_cache, then its init_icq), with a reference on its io_context. */
+struct io_cq *ioc_find_get_icq(struct request_queue *q) {
+  struct io_context *ioc = current ? current->io_context : NULL;
+  struct elevator_type *e = q->elevator->type;
+  if (!ioc) blkmc_harness_error("ioc_find_get_icq from blkmc's kernel thread (no process submits here)");
+  atomic_long_inc(&ioc->refcount);
+  if (!ioc->icq) {
+    if (!e->icq_cache) blkmc_harness_error("ioc_find_get_icq for an elevator without an icq cache");
+    struct io_cq *icq = kmem_cache_alloc(e->icq_cache, GFP_ATOMIC | __GFP_ZERO);
+    icq->q = q;
+    icq->ioc = ioc;
+    INIT_LIST_HEAD(&icq->q_node);
+    INIT_HLIST_NODE(&icq->ioc_node);
+    ioc->icq = icq;
+    if (e->ops.init_icq) e->ops.init_icq(icq);
+  }
+  return ioc->icq;
+}
+
+/* The process holds the first reference for as long as it lives. */
+void put_io_context(struct io_context *ioc) {
+  if (atomic_long_read(&ioc->refcount) <= 1) blkmc_bug(__FILE__, __LINE__, "put_io_context() of the last reference");
+  ioc->refcount.counter--;
 }
 
 void kobject_put(struct kobject *k) {

@@ -62,8 +62,11 @@ typedef u32 req_flags_t;
 typedef u32 blk_mq_req_flags_t;
 typedef unsigned int blk_insert_t;
 typedef int blk_status_t;
+typedef int pid_t;
+typedef int clockid_t;
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
+typedef struct { s64 counter; } atomic64_t;
 typedef struct { int blkmc_unused; } spinlock_t;
 typedef struct { int blkmc_unused; } raw_spinlock_t;
 
@@ -132,6 +135,18 @@ typedef struct { int blkmc_unused; } raw_spinlock_t;
 #define clamp_val(v, lo, hi) clamp_t(__typeof__(v), v, lo, hi)
 #define swap(a, b) do { __typeof__(a) _t = (a); (a) = (b); (b) = _t; } while (0)
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define min3(a, b, c) min(min(a, b), c)
+#define max3(a, b, c) max(max(a, b), c)
+#define abs(x) ({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
+/* 64-bit division as the kernel's math64.h documents it. */
+static inline u64 div_u64(u64 n, u32 d) { return n / d; }
+static inline s64 div_s64(s64 n, s32 d) { return n / d; }
+static inline u64 div64_u64(u64 n, u64 d) { return n / d; }
+static inline u64 div64_ul(u64 n, unsigned long d) { return n / d; }
+/* do_div(n, base): n becomes the quotient, the remainder is returned. */
+#define do_div(n, base) ({ u32 _b = (base); u32 _r = (u32)((n) % _b); (n) = (n) / _b; _r; })
+static inline unsigned int hweight32(u32 w) { return (unsigned int)__builtin_popcount(w); }
+static inline unsigned int hweight64(u64 w) { return (unsigned int)__builtin_popcountll(w); }
 #define BIT(n) (1UL << (n))
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
@@ -196,6 +211,24 @@ static inline void atomic_sub(int i, atomic_t *v) { v->counter -= i; }
 static inline int atomic_inc_return(atomic_t *v) { return ++v->counter; }
 static inline int atomic_dec_return(atomic_t *v) { return --v->counter; }
 static inline bool atomic_dec_and_test(atomic_t *v) { return --v->counter == 0; }
+static inline long atomic_long_read(const atomic_long_t *v) { return v->counter; }
+static inline void atomic_long_set(atomic_long_t *v, long i) { v->counter = i; }
+static inline void atomic_long_inc(atomic_long_t *v) { v->counter++; }
+static inline bool atomic_long_dec_and_test(atomic_long_t *v) { return --v->counter == 0; }
+static inline s64 atomic64_read(const atomic64_t *v) { return v->counter; }
+static inline void atomic64_set(atomic64_t *v, s64 i) { v->counter = i; }
+static inline void atomic64_add(s64 i, atomic64_t *v) { v->counter += i; }
+/* Per-CPU counters: one CPU. */
+struct percpu_counter {
+  s64 count;
+};
+/* The cgroup I/O statistics' type (blk-cgroup-rwstat.h): declared, never
+ * counted (group scheduling is off). */
+enum { BLKG_RWSTAT_READ, BLKG_RWSTAT_WRITE, BLKG_RWSTAT_SYNC, BLKG_RWSTAT_ASYNC, BLKG_RWSTAT_DISCARD, BLKG_RWSTAT_NR };
+struct blkg_rwstat {
+  struct percpu_counter cpu_cnt[BLKG_RWSTAT_NR];
+  atomic64_t aux_cnt[BLKG_RWSTAT_NR];
+};
 
 /* ---- bit operations on unsigned long words ---- */
 #define BITS_PER_LONG 64
@@ -246,6 +279,33 @@ static inline ktime_t ns_to_ktime(u64 n) { return (ktime_t)n; }
 static inline ktime_t ms_to_ktime(u64 m) { return (ktime_t)(m * NSEC_PER_MSEC); }
 static inline ktime_t ktime_add_ns(ktime_t t, u64 n) { return t + (ktime_t)n; }
 static inline s64 ktime_us_delta(ktime_t a, ktime_t b) { return (a - b) / NSEC_PER_USEC; }
+static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
+static inline ktime_t ktime_add(ktime_t a, ktime_t b) { return a + b; }
+static inline s64 ktime_to_us(ktime_t t) { return t / NSEC_PER_USEC; }
+static inline s64 ktime_to_ms(ktime_t t) { return t / NSEC_PER_MSEC; }
+/* The block layer's cached clock (6.9 on): the same ktime. */
+static inline u64 blk_time_get_ns(void) { return ktime_get_ns(); }
+static inline ktime_t blk_time_get(void) { return (ktime_t)ktime_get_ns(); }
+
+/* hrtimers (blkmc_shim.c): armed in the region, fired by blkmc's harness at
+ * their expiry tick (clock=1) or when blk-mq next finds nothing to dispatch
+ * (clock=0), never on their own. */
+#define CLOCK_MONOTONIC 1
+enum hrtimer_mode { HRTIMER_MODE_ABS = 0, HRTIMER_MODE_REL = 1 };
+enum hrtimer_restart { HRTIMER_NORESTART = 0, HRTIMER_RESTART = 1 };
+struct hrtimer {
+  ktime_t expires;
+  enum hrtimer_restart (*function)(struct hrtimer *);
+  u32 active;
+  u32 blkmc_pad;
+};
+void hrtimer_init(struct hrtimer *t, clockid_t clock, enum hrtimer_mode mode);
+void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode);
+int hrtimer_try_to_cancel(struct hrtimer *t);
+int hrtimer_cancel(struct hrtimer *t);
+static inline bool hrtimer_active(const struct hrtimer *t) { return t->active != 0; }
+static inline bool hrtimer_is_queued(const struct hrtimer *t) { return t->active != 0; }
+static inline ktime_t hrtimer_get_expires(const struct hrtimer *t) { return t->expires; }
 
 /* ---- lists ---- */
 struct list_head {
@@ -320,10 +380,54 @@ static inline void list_splice_tail_init(struct list_head *list, struct list_hea
 #define list_for_each_entry_safe(pos, n, head, member) \
   for (pos = list_first_entry(head, __typeof__(*pos), member), n = list_next_entry(pos, member); \
        !list_entry_is_head(pos, head, member); pos = n, n = list_next_entry(n, member))
+static inline void list_replace(struct list_head *old, struct list_head *n) {
+  n->next = old->next;
+  n->next->prev = n;
+  n->prev = old->prev;
+  n->prev->next = n;
+}
+static inline void list_replace_init(struct list_head *old, struct list_head *n) {
+  list_replace(old, n);
+  INIT_LIST_HEAD(old);
+}
 static inline void INIT_HLIST_NODE(struct hlist_node *h) { h->next = NULL; h->pprev = NULL; }
 static inline int hlist_unhashed(const struct hlist_node *h) { return !h->pprev; }
+static inline int hlist_empty(const struct hlist_head *h) { return !READ_ONCE(h->first); }
 #define HLIST_HEAD_INIT { .first = NULL }
+#define HLIST_HEAD(name) struct hlist_head name = { .first = NULL }
 #define INIT_HLIST_HEAD(ptr) ((ptr)->first = NULL)
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h) {
+  struct hlist_node *first = h->first;
+  n->next = first;
+  if (first) first->pprev = &n->next;
+  h->first = n;
+  n->pprev = &h->first;
+}
+static inline void blkmc_hlist_unlink(struct hlist_node *n) {
+  struct hlist_node *next = n->next, **pprev = n->pprev;
+  *pprev = next;
+  if (next) next->pprev = pprev;
+}
+static inline void hlist_del(struct hlist_node *n) {
+  blkmc_hlist_unlink(n);
+  n->next = (struct hlist_node *)LIST_POISON1;
+  n->pprev = (struct hlist_node **)LIST_POISON2;
+}
+static inline void hlist_del_init(struct hlist_node *n) {
+  if (!hlist_unhashed(n)) {
+    blkmc_hlist_unlink(n);
+    INIT_HLIST_NODE(n);
+  }
+}
+#define hlist_entry(ptr, type, member) container_of(ptr, type, member)
+#define hlist_entry_safe(ptr, type, member) \
+  ({ __typeof__(ptr) blkmc_hp = (ptr); blkmc_hp ? hlist_entry(blkmc_hp, type, member) : NULL; })
+#define hlist_for_each_entry(pos, head, member) \
+  for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member); pos; \
+       pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
+#define hlist_for_each_entry_safe(pos, n, head, member) \
+  for (pos = hlist_entry_safe((head)->first, __typeof__(*pos), member); \
+       pos && ({ n = pos->member.next; 1; }); pos = hlist_entry_safe(n, __typeof__(*pos), member))
 
 /* ---- rb-trees (blkmc_shim.c): red-black trees with the kernel's node layout ---- */
 struct rb_node {
@@ -385,6 +489,27 @@ static inline void *kzalloc(size_t s, gfp_t f) { return blkmc_alloc(s, f | __GFP
 static inline void *kmalloc_node(size_t s, gfp_t f, int node) { (void)node; return blkmc_alloc(s, f); }
 static inline void *kzalloc_node(size_t s, gfp_t f, int node) { (void)node; return blkmc_alloc(s, f | __GFP_ZERO); }
 static inline void *kcalloc(size_t n, size_t s, gfp_t f) { return blkmc_alloc(n * s, f | __GFP_ZERO); }
+/* Slab caches (blkmc_shim.c): a cache made at module init has a pool of
+ * objects in every region, laid out by init like every other object, so
+ * objects allocated and freed while the scheduler runs are part of the
+ * state; a pool that runs out is something blkmc does not model. */
+struct kmem_cache {
+  const char *name;
+  size_t size, align;
+  int id; /* the pool's index in a region */
+};
+#define SLAB_HWCACHE_ALIGN 0x2000u
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align, unsigned int flags,
+                                     void (*ctor)(void *));
+#define KMEM_CACHE(s, flags) kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s), (flags), NULL)
+void *kmem_cache_alloc(struct kmem_cache *c, gfp_t flags);
+static inline void *kmem_cache_alloc_node(struct kmem_cache *c, gfp_t flags, int node) {
+  (void)node;
+  return kmem_cache_alloc(c, flags);
+}
+static inline void *kmem_cache_zalloc(struct kmem_cache *c, gfp_t flags) { return kmem_cache_alloc(c, flags | __GFP_ZERO); }
+void kmem_cache_free(struct kmem_cache *c, void *p);
+void kmem_cache_destroy(struct kmem_cache *c);
 void *memset(void *s, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
@@ -440,6 +565,7 @@ enum { IOPRIO_CLASS_NONE, IOPRIO_CLASS_RT, IOPRIO_CLASS_BE, IOPRIO_CLASS_IDLE, I
 #define IOPRIO_NR_LEVELS 8
 #define IOPRIO_BE_NR IOPRIO_NR_LEVELS
 #define IOPRIO_NORM 4
+#define IOPRIO_BE_NORM IOPRIO_NORM
 #define IOPRIO_DEFAULT IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0)
 
 /* ---- bios and requests ---- */
@@ -633,6 +759,27 @@ enum {
   QUEUE_FLAG_NONROT = 6,
   QUEUE_FLAG_SQ_SCHED = 22,
 };
+/* The disk under the queue: one actuator (no independent access ranges),
+ * a capacity, a name. */
+struct blk_independent_access_range {
+  sector_t sector;
+  sector_t nr_sectors;
+};
+struct blk_independent_access_ranges {
+  unsigned int nr_ia_ranges;
+  struct blk_independent_access_range ia_range[];
+};
+struct backing_dev_info {
+  const char *name;
+};
+struct gendisk {
+  struct backing_dev_info *bdi;
+  struct blk_independent_access_ranges *ia_ranges;
+  sector_t capacity;
+  char disk_name[32];
+};
+static inline sector_t get_capacity(struct gendisk *disk) { return disk->capacity; }
+static inline const char *bdi_dev_name(struct backing_dev_info *bdi) { return bdi ? bdi->name : "blkmc"; }
 struct elevator_queue;
 struct request_queue {
   struct request *last_merge;
@@ -643,7 +790,21 @@ struct request_queue {
   int node;
   unsigned int nr_hw_queues;
   unsigned int id;
+  spinlock_t queue_lock;
+  struct gendisk *disk;
 };
+/* blk-mq runs the hardware queue: blkmc's framework runs it whenever the
+ * scheduler has work, so a request to run it changes nothing. */
+static inline void blk_mq_run_hw_queues(struct request_queue *q, bool async) { (void)q; (void)async; }
+static inline void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *h, bool async) { (void)h; (void)async; }
+/* Writeback throttling and the queue's I/O statistics: not modelled. */
+static inline void wbt_enable_default(struct gendisk *disk) { (void)disk; }
+static inline void wbt_disable_default(struct gendisk *disk) { (void)disk; }
+static inline void blk_stat_enable_accounting(struct request_queue *q) { (void)q; }
+static inline void blk_stat_disable_accounting(struct request_queue *q) { (void)q; }
+/* blktrace messages: none. */
+static inline bool blk_trace_note_message_enabled(struct request_queue *q) { (void)q; return false; }
+#define blk_add_trace_msg(q, fmt, ...) do { (void)(q); } while (0)
 static inline void blk_queue_flag_set(unsigned int flag, struct request_queue *q) { __set_bit(flag, &q->queue_flags); }
 static inline void blk_queue_flag_clear(unsigned int flag, struct request_queue *q) { __clear_bit(flag, &q->queue_flags); }
 #define blk_queue_nomerges(q) test_bit(QUEUE_FLAG_NOMERGES, &(q)->queue_flags)
@@ -716,6 +877,53 @@ struct elevator_queue {
   struct kobject kobj;
   unsigned long flags;
 };
+#define ELEVATOR_FLAG_REGISTERED 0
+#define ELEVATOR_FLAG_DISABLE_WBT 2
+
+/* ---- processes and their I/O contexts (blkmc_shim.c) ----
+ * `current` is the workload process whose request the call is about (the
+ * submitter, for allocations and inserts), or blkmc's kernel thread. Each
+ * process has one io_context, made with the region, and at most one io_cq
+ * (there is one queue), taken from the elevator's icq pool the first time
+ * the process submits (ioc_find_get_icq). */
+struct io_cq;
+struct io_context {
+  atomic_long_t refcount;
+  atomic_t active_ref;
+  unsigned short ioprio;
+  struct io_cq *icq;
+};
+struct io_cq {
+  struct request_queue *q;
+  struct io_context *ioc;
+  struct list_head q_node;
+  struct hlist_node ioc_node;
+  unsigned int flags;
+};
+struct task_struct {
+  pid_t pid;
+  int nice;   /* -20..19 */
+  int policy; /* SCHED_NORMAL, SCHED_IDLE, SCHED_FIFO */
+  struct io_context *io_context;
+  char comm[16];
+};
+#define SCHED_NORMAL 0
+#define SCHED_FIFO 1
+#define SCHED_RR 2
+#define SCHED_IDLE 5
+extern __thread struct task_struct *blkmc_current;
+#define current blkmc_current
+static inline int task_nice(const struct task_struct *p) { return p->nice; }
+/* As the kernel derives an I/O priority from a task's CPU priority. */
+static inline int task_nice_ioprio(struct task_struct *t) { return (task_nice(t) + 20) / 5; }
+static inline int task_nice_ioclass(struct task_struct *t) {
+  if (t->policy == SCHED_IDLE) return IOPRIO_CLASS_IDLE;
+  if (t->policy == SCHED_FIFO || t->policy == SCHED_RR) return IOPRIO_CLASS_RT;
+  return IOPRIO_CLASS_BE;
+}
+struct io_cq *ioc_lookup_icq(struct request_queue *q);
+struct io_cq *ioc_find_get_icq(struct request_queue *q);
+void put_io_context(struct io_context *ioc);
 struct elevator_queue *elevator_alloc(struct request_queue *q, struct elevator_type *e);
 int elv_register(struct elevator_type *e);
 void elv_unregister(struct elevator_type *e);

@@ -32,6 +32,11 @@ static __thread volatile int blkmc_in_call;
 static struct elevator_type *blkmc_elv;
 
 int elv_register(struct elevator_type *e) {
+  /* As the kernel's elv_register: the elevator's io_cq cache. */
+  if (e->icq_size) {
+    snprintf(e->icq_cache_name, sizeof e->icq_cache_name, "%s_io_cq", e->elevator_name);
+    e->icq_cache = kmem_cache_create(e->icq_cache_name, (unsigned int)e->icq_size, (unsigned int)e->icq_align, 0, NULL);
+  }
   blkmc_elv = e;
   return 0;
 }
@@ -89,6 +94,7 @@ BLKMC_EXPORT unsigned long blkmc_k_state_bytes(void) { return offsetof(struct re
 
 static long blkmc_init_module(void) {
   if (blkmc_elv) return 0;
+  blkmc_kmalloc_setup();
   const int e = blkmc_module_init();
   if (e) return e;
   return blkmc_elv ? 0 : -ENOENT;
@@ -146,8 +152,32 @@ static void blkmc_slot_setup(struct blkmc_region *r, int i) {
   rq->timeout = 30 * HZ;
 }
 
+/* A list and a tree of requests as request ids (the walkers'). */
+static __attribute__((__unused__)) void blkmc_walk_list(struct blkmc_region *r, struct blkmc_idlist *out,
+                                                        struct list_head *head) {
+  out->n = 0;
+  for (struct list_head *p = head->next; p != head && out->n < BLKMC_MAX_RQS; p = p->next) {
+    const int id = blkmc_rq_id(r, list_entry(p, struct request, queuelist));
+    out->id[out->n++] = (int8_t)id;
+    if (id < 0) break;
+  }
+}
+
+static __attribute__((__unused__)) void blkmc_walk_tree(struct blkmc_region *r, struct blkmc_idlist *out,
+                                                        struct rb_root *root) {
+  out->n = 0;
+  for (struct rb_node *x = rb_first(root); x && out->n < BLKMC_MAX_RQS; x = rb_next(x)) {
+    const int id = blkmc_rq_id(r, rb_entry_rq(x));
+    out->id[out->n++] = (int8_t)id;
+    if (id < 0) break;
+  }
+}
+
 #ifdef BLKMC_WALK_DEADLINE
 #include "walk_deadline.h"
+#endif
+#ifdef BLKMC_WALK_BFQ
+#include "walk_bfq.h"
 #endif
 
 /* A slot blk-mq has not allocated (or has freed): poisoned. An allocated
@@ -160,14 +190,63 @@ static int blkmc_through_sched(const struct blkmc_region *r, int i) {
   return r->rqs[i].kind != BLKMC_RQ_BYPASS;
 }
 
+static struct task_struct *blkmc_task(struct blkmc_region *r, int i) {
+  return (struct task_struct *)((char *)r + r->tasks_off) + i;
+}
+
+/* The workload's processes, each with an io_context, then blkmc's kernel
+ * thread (no io_context): `current` of the calls no process makes. */
+static void blkmc_tasks_setup(struct blkmc_region *r) {
+  struct task_struct *t = kzalloc(sizeof(*t) * (size_t)(r->nprocs + 1), GFP_KERNEL);
+  r->tasks_off = (uint64_t)((char *)t - (char *)r);
+  for (int i = 0; i <= r->nprocs; ++i) {
+    t[i].pid = i < r->nprocs ? 1000 + i : 2;
+    snprintf(t[i].comm, sizeof t[i].comm, i < r->nprocs ? "blkmc-p%d" : "kblockd", i);
+    if (i == r->nprocs) continue;
+    struct io_context *ioc = kzalloc(sizeof(*ioc), GFP_KERNEL);
+    atomic_long_set(&ioc->refcount, 1);
+    atomic_set(&ioc->active_ref, 1);
+    ioc->ioprio = r->procs[i].ioprio;
+    t[i].nice = r->procs[i].nice;
+    t[i].io_context = ioc;
+  }
+}
+
+/* Every slab cache's pool: objects laid out by init, all free. */
+static void blkmc_pools_setup(struct blkmc_region *r) {
+  r->npools = blkmc_cache_count();
+  for (int c = 0; c < r->npools; ++c) {
+    struct kmem_cache *kc = blkmc_cache(c);
+    struct blkmc_pool *p = &r->pools[c];
+    uint64_t *map = kzalloc(sizeof(*map), GFP_KERNEL);
+    p->map_off = (uint64_t)((char *)map - (char *)r);
+    p->n = (uint32_t)(r->pool_objs < BLKMC_MAX_POOL_OBJS ? r->pool_objs : BLKMC_MAX_POOL_OBJS);
+    for (uint32_t i = 0; i < p->n; ++i) {
+      char *o = kmalloc(kc->size, GFP_KERNEL);
+      memset(o, BLKMC_FREE_BYTE, kc->size);
+      if (i == 0) p->first_off = (uint64_t)(o - (char *)r);
+      if (i == 1) p->stride = (uint32_t)((uint64_t)(o - (char *)r) - p->first_off);
+    }
+  }
+}
+
 static long blkmc_init(struct blkmc_region *r) {
   struct elevator_type *e = blkmc_elv;
   if (!e) blkmc_harness_error("the file registered no elevator (elv_register) in its module init");
   struct request_queue *q = kzalloc(sizeof(*q), GFP_KERNEL);
   struct blk_mq_hw_ctx *hctx = kzalloc(sizeof(*hctx), GFP_KERNEL);
   struct blk_mq_tags *tags = kzalloc(sizeof(*tags), GFP_KERNEL);
+  struct gendisk *disk = kzalloc(sizeof(*disk), GFP_KERNEL);
+  struct backing_dev_info *bdi = kzalloc(sizeof(*bdi), GFP_KERNEL);
   r->q_off = (uint64_t)((char *)q - (char *)r);
   r->hctx_off = (uint64_t)((char *)hctx - (char *)r);
+  bdi->name = "blkmc";
+  disk->bdi = bdi;
+  disk->capacity = 1ULL << 30; /* 512 GiB: every workload sector lies on it */
+  snprintf(disk->disk_name, sizeof disk->disk_name, "blkmc0");
+  q->disk = disk;
+  blkmc_tasks_setup(r);
+  blkmc_pools_setup(r);
   q->node = NUMA_NO_NODE;
   q->nr_requests = (unsigned long)r->nr_requests;
   q->queue_depth = (unsigned int)r->depth;
@@ -269,8 +348,27 @@ static void blkmc_insert_rq(struct blkmc_region *r, int i, int at_head) {
   if (!list_empty(&list)) blkmc_harness_error("insert_requests left the request on the caller's list");
 }
 
+/* Fires every armed hrtimer whose expiry has come; with clock=0 (time
+ * never passes) every armed one: the timer firing before anything else
+ * happens is one of the interleavings. */
+static long blkmc_timers(struct blkmc_region *r) {
+  const ktime_t now = (ktime_t)ktime_get_ns();
+  r->fired = 0;
+  for (int i = 0; i < r->ntimers; ++i) {
+    struct hrtimer *t = (struct hrtimer *)((char *)r + r->timers[i]);
+    if (!t->active || (r->clock && t->expires > now)) continue;
+    t->active = 0;
+    ++r->fired;
+    if (t->function && t->function(t) == HRTIMER_RESTART) t->active = 1;
+  }
+  return r->fired;
+}
+
 static long blkmc_dispatch(struct blkmc_region *r) {
   struct request *rq = blkmc_elv->ops.dispatch_request(blkmc_hctx(r));
+  /* clock=0: blk-mq found nothing to dispatch, and an armed timer fires
+   * (it would, as time passes): the hand models' rule too. */
+  if (!rq && !r->clock) blkmc_timers(r);
   if (!rq) return -1;
   const int id = blkmc_rq_id(r, rq);
   if (id < 0) blkmc_end(BLKMC_BADPTR, "dispatch_request returned a pointer that is no request");
@@ -312,7 +410,7 @@ static long blkmc_canon(struct blkmc_region *r) {
   /* q->last_merge only serves merge lookups, which blkmc does not drive:
    * the file only ever writes it, compares it and clears it. */
   blkmc_q(r)->last_merge = NULL;
-  for (int i = 0; i < r->nroots; ++i)
+  for (int i = 0; i < r->nroots && r->canon_trees; ++i)
     if ((r->roots_dirty >> i) & 1)
       if (blkmc_rb_canon((struct rb_root *)((char *)r + r->roots[i])) < 0)
         blkmc_harness_error("an rb-tree of more than 1024 nodes");
@@ -329,15 +427,24 @@ static void blkmc_books(struct blkmc_region *r) {
   blkmc_dd_books(r);
   r->books_valid = 1;
 #endif
+#ifdef BLKMC_WALK_BFQ
+  blkmc_bfq_books(r);
+  r->books_valid = 1;
+#endif
 }
 
 static long blkmc_view(struct blkmc_region *r) {
   memset(&r->view, 0, sizeof r->view);
+  memset(&r->bfq, 0, sizeof r->bfq);
 #ifdef BLKMC_WALK_DEADLINE
   blkmc_dd_view(r);
   r->view.valid = 1;
 #endif
-  return r->view.valid;
+#ifdef BLKMC_WALK_BFQ
+  blkmc_bfq_view(r);
+  r->bfq.valid = 1;
+#endif
+  return r->view.valid || r->bfq.valid;
 }
 
 /* The rb-tree against a sorted array: random inserts (equal keys too) and
@@ -398,6 +505,17 @@ BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsi
     return r->status;
   }
   blkmc_in_call = 1;
+  r->fired = 0;
+  /* current: the submitter for a request's allocation and insert (and a
+   * requeue, which may allocate a flush blk-mq had kept from the
+   * scheduler: blk_mq_rq_ctx_init ran in the submitter's context), else
+   * blkmc's kernel thread (blk-mq's dispatch, completion). */
+  blkmc_current = NULL;
+  if (r->tasks_off) {
+    const int submit =
+        (op == BLKMC_OP_ALLOC || op == BLKMC_OP_INSERT || op == BLKMC_OP_REQUEUE) && a >= 0 && a < r->nrqs;
+    blkmc_current = blkmc_task(r, submit && r->rqs[a].proc < r->nprocs ? r->rqs[a].proc : r->nprocs);
+  }
   switch (op) {
     case BLKMC_OP_INIT: res = blkmc_init(r); break;
     case BLKMC_OP_STORE: res = blkmc_store(r, a); break;
@@ -413,6 +531,7 @@ BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsi
     case BLKMC_OP_VIEW: res = blkmc_view(r); break;
     case BLKMC_OP_SELFTEST: res = blkmc_selftest(); break;
     case BLKMC_OP_MODULE_INIT: res = blkmc_init_module(); break;
+    case BLKMC_OP_TIMERS: res = blkmc_timers(r); break;
     default: blkmc_harness_error("unknown harness call %d", op);
   }
   if (flags & BLKMC_AFTER_CANON) blkmc_canon(r);

@@ -15,24 +15,6 @@
  *          count is subtracted from inserted, dispatched and itself
  */
 
-static void blkmc_walk_list(struct blkmc_region *r, struct blkmc_idlist *out, struct list_head *head) {
-  out->n = 0;
-  for (struct list_head *p = head->next; p != head && out->n < BLKMC_MAX_RQS; p = p->next) {
-    const int id = blkmc_rq_id(r, list_entry(p, struct request, queuelist));
-    out->id[out->n++] = (int8_t)id;
-    if (id < 0) break;
-  }
-}
-
-static void blkmc_walk_tree(struct blkmc_region *r, struct blkmc_idlist *out, struct rb_root *root) {
-  out->n = 0;
-  for (struct rb_node *x = rb_first(root); x && out->n < BLKMC_MAX_RQS; x = rb_next(x)) {
-    const int id = blkmc_rq_id(r, rb_entry_rq(x));
-    out->id[out->n++] = (int8_t)id;
-    if (id < 0) break;
-  }
-}
-
 static struct deadline_data *blkmc_dd(struct blkmc_region *r) {
   return (struct deadline_data *)blkmc_q(r)->elevator->elevator_data;
 }
