@@ -51,8 +51,8 @@
 
 namespace blkmc::sched {
 
-// A state of the kernel-code model: the framework's bytes and a region's.
-using KernelState = ByteState<3072>;
+// A state of the kernel-code model: the framework's bytes and a region's
+// (at most Code::kStateBytes).
 
 // What the framework knows of the requests, for the books' check: per
 // priority those inserted and not completed, and how many are in the
@@ -71,6 +71,7 @@ struct DeadlineCode {
   static constexpr bool kFifoPerClass = true;
   static constexpr int kLearnWalks = 64;  // random runs that find the words init's values keep
   static constexpr int kExtraWide = 0;    // wide slots beyond the codec's own rule
+  static constexpr std::size_t kStateBytes = 3072;
   // Request deadlines in ticks (expire), the age a request saturates at,
   // the default time cap of kernel_state=key, and how far the learning
   // walks' clock jumps.
@@ -94,6 +95,9 @@ struct BfqCode {
   // Its rate and think-time estimates, seek histories and budgets take
   // values of any width once the clock runs.
   static constexpr int kExtraWide = 16;
+  // Its queues (a pool of bfq_queue objects) and its bfq_data are most of
+  // a state: 2.7 KB on two processes' eight requests.
+  static constexpr std::size_t kStateBytes = 8192;
   static void times(const Params& p, int& read_expire, int& write_expire, int& age_cap, std::int64_t& clamp,
                     int& learn_span);
   static bool books_ok(const int books[3], const Truth& t);
@@ -104,7 +108,7 @@ struct BfqCode {
 template <class Code>
 class KernelSched {
  public:
-  using State = KernelState;
+  using State = ByteState<Code::kStateBytes>;
   static const std::vector<VariantInfo>& variants();  // the loaded sources
   static unsigned variants_generation();
   static std::vector<ParamInfo> params();
