@@ -29,27 +29,23 @@ const ModelHandle& kernel_model(const std::string& family) {
 }
 
 // The hand model held against the code (blkmc conform), and two sources of
-// the code together (blkmc compare --kernel A --after-kernel B): mq-deadline's.
+// the code together (blkmc compare --kernel A --after-kernel B).
 const ModelHandle& conform_model(const std::string& family) {
   static const ModelAdapter<sched::ConformModel<sched::DeadlineScheduler>> deadline(
       {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
+  static const ModelAdapter<sched::ConformModel<sched::BfqScheduler, sched::KernelBfqScheduler>> bfq(
+      {.elevator = "bfq", .tunables = {"low_latency", "strict_guarantees", "slice_idle"}});
   require_family(family);
-  if (family != "deadline")
-    throw UsageError(fmt::format("blkmc conform holds mq-deadline's model against its code; {}'s code runs in "
-                                 "check, simulate and replay (--kernel), not yet beside its model",
-                                 family));
-  return deadline;
+  return family == "bfq" ? static_cast<const ModelHandle&>(bfq) : deadline;
 }
 
 const ModelHandle& pair_model(const std::string& family) {
   static const ModelAdapter<sched::ConformModel<sched::KernelScheduler>> deadline(
       {.elevator = "mq-deadline", .tunables = {"fifo_batch", "writes_starved"}});
+  static const ModelAdapter<sched::ConformModel<sched::KernelBfqScheduler, sched::KernelBfqScheduler>> bfq(
+      {.elevator = "bfq", .tunables = {"low_latency", "strict_guarantees", "slice_idle"}});
   require_family(family);
-  if (family != "deadline")
-    throw UsageError(fmt::format("compare --kernel A --after-kernel B explores two sources of mq-deadline's "
-                                 "code together; for {} compare them with check on each",
-                                 family));
-  return deadline;
+  return family == "bfq" ? static_cast<const ModelHandle&>(bfq) : deadline;
 }
 
 }  // namespace blkmc

@@ -325,7 +325,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   auto* conformc = app.add_subcommand(
       "conform", "hold blkmc's model against the kernel's own code: both explored together over every "
                  "interleaving of a workload, the same dispatch at every step, or the first departure");
-  conformc->add_option("model", conform_args.model, "model name (deadline)")->required();
+  conformc->add_option("model", conform_args.model, "model name (deadline, bfq)")->required();
   conformc->add_option("--variant,-v", conform_args.variant, "the model's variant")->required();
   add_kernel_options(conformc, conform_args.code);
   conformc->add_option("--param,-p", conform_args.params, kParamHelp);

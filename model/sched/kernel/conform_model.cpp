@@ -6,17 +6,17 @@
 namespace blkmc::sched {
 
 // The first side's parameter: a hand variant, or a loaded source.
-template <class Hand>
+template <class Hand, class Kern>
 static ParamInfo side_info() {
-  ParamInfo p{ConformModel<Hand>::side_param(), 0, 0, std::max(0, int(Hand::variants().size()) - 1),
-              ConformModel<Hand>::kTwoSources ? "the loaded source the variant's is compared with"
+  ParamInfo p{ConformModel<Hand, Kern>::side_param(), 0, 0, std::max(0, int(Hand::variants().size()) - 1),
+              ConformModel<Hand, Kern>::kTwoSources ? "the loaded source the variant's is compared with"
                                               : "the variant of blkmc's model held against the kernel's code"};
   for (const auto& v : Hand::variants()) p.names.push_back(v.name);
   return p;
 }
 
-template <class Hand>
-const ModelInfo& ConformModel<Hand>::static_info() {
+template <class Hand, class Kern>
+const ModelInfo& ConformModel<Hand, Kern>::static_info() {
   static ModelInfo info = [] {
     const ModelInfo& k = KernelModel::static_info();
     ModelInfo m;
@@ -26,39 +26,41 @@ const ModelInfo& ConformModel<Hand>::static_info() {
                                           "(blkmc conform)",
                                           k.name);
     m.params = k.params;
-    m.params.insert(m.params.begin(), side_info<Hand>());
+    m.params.insert(m.params.begin(), side_info<Hand, Kern>());
     m.variants = k.variants;
     m.props = {{"conforms", PropKind::Invariant,
                 "at every step blkmc's model (variant `hand`) and the kernel's code agree: the same requests in "
                 "the same places, has_work, and the same steps enabled (the same request dispatched)"},
-               KernelScheduler::extra_props().at(0), KernelScheduler::extra_props().at(1)};
+               Kern::extra_props().at(0), Kern::extra_props().at(1)};
     m.actions = k.actions;
     m.actions.push_back("depart");
     return m;
   }();
-  static unsigned gen = KernelScheduler::variants_generation();
-  if (gen != KernelScheduler::variants_generation()) {
+  static unsigned gen = Kern::variants_generation();
+  if (gen != Kern::variants_generation()) {
     info.variants = KernelModel::static_info().variants;
-    info.params.front() = side_info<Hand>();
-    gen = KernelScheduler::variants_generation();
+    info.params.front() = side_info<Hand, Kern>();
+    gen = Kern::variants_generation();
   }
   return info;
 }
 
-// The hand model's parameters: the shared ones, its own defaults, no shadow.
-template <class Hand>
-Params ConformModel<Hand>::hand_params(const Params& p) {
+// The hand model's parameters: the shared ones where the value is in the
+// hand model's range (BFQ's max_budget 0, "from the peak rate", is not: the
+// model's scaled budget keeps its default), its own defaults, no shadow.
+template <class Hand, class Kern>
+Params ConformModel<Hand, Kern>::hand_params(const Params& p) {
   Params h;
   for (const auto& pi : HandModel::static_info().params) {
     const auto it = p.find(pi.name);
-    h[pi.name] = it != p.end() ? it->second : pi.def;
+    h[pi.name] = it != p.end() && (pi.open || (it->second >= pi.min && it->second <= pi.max)) ? it->second : pi.def;
   }
   if (h.count("shadow")) h["shadow"] = -1;
   return h;
 }
 
-template <class Hand>
-ConformModel<Hand>::ConformModel(int variant, const Params& p)
+template <class Hand, class Kern>
+ConformModel<Hand, Kern>::ConformModel(int variant, const Params& p)
     : hand_(p.at(side_param()), hand_params(p)), kern_(variant, p) {
   hb_ = hand_.state_bytes();
   kb_ = kern_.state_bytes();
@@ -70,30 +72,30 @@ ConformModel<Hand>::ConformModel(int variant, const Params& p)
     else if (kp[i].name == "kernel-in-model") kin_ = int(i);
 }
 
-template <class Hand>
-void ConformModel<Hand>::split(const State& s, HState& h, KState& k) const {
+template <class Hand, class Kern>
+void ConformModel<Hand, Kern>::split(const State& s, HState& h, KState& k) const {
   std::memcpy(h.b.data(), s.b.data(), hb_);
   std::memset(h.b.data() + hb_, 0, HState::capacity - hb_);
   std::memcpy(k.b.data(), s.b.data() + hb_, kb_);
   std::memset(k.b.data() + kb_, 0, KState::capacity - kb_);
 }
 
-template <class Hand>
-void ConformModel<Hand>::join(const HState& h, const KState& k, State& s) const {
+template <class Hand, class Kern>
+void ConformModel<Hand, Kern>::join(const HState& h, const KState& k, State& s) const {
   std::memcpy(s.b.data(), h.b.data(), hb_);
   std::memcpy(s.b.data() + hb_, k.b.data(), kb_);
   departed_.set(s, 0);
 }
 
-template <class Hand>
-typename ConformModel<Hand>::State ConformModel<Hand>::initial() const {
+template <class Hand, class Kern>
+typename ConformModel<Hand, Kern>::State ConformModel<Hand, Kern>::initial() const {
   State s{};
   join(hand_.initial(), kern_.initial(), s);
   return s;
 }
 
-template <class Hand>
-bool ConformModel<Hand>::finished(const State& s) const {
+template <class Hand, class Kern>
+bool ConformModel<Hand, Kern>::finished(const State& s) const {
   if (departed(s)) return true;
   HState h;
   KState k;
@@ -101,8 +103,8 @@ bool ConformModel<Hand>::finished(const State& s) const {
   return hand_.finished(h) && kern_.finished(k);
 }
 
-template <class Hand>
-bool ConformModel<Hand>::violates(int prop, const State& s) const {
+template <class Hand, class Kern>
+bool ConformModel<Hand, Kern>::violates(int prop, const State& s) const {
   if (prop == kConforms) return departed(s);
   const int kp = prop == kKernelBug ? kbug_ : prop == kInModel ? kin_ : -1;
   if (kp < 0) return false;
@@ -113,8 +115,8 @@ bool ConformModel<Hand>::violates(int prop, const State& s) const {
 }
 
 // The framework's variables as each model has them.
-template <class Hand>
-std::string ConformModel<Hand>::framework_difference(const HState& h, const KState& k) const {
+template <class Hand, class Kern>
+std::string ConformModel<Hand, Kern>::framework_difference(const HState& h, const KState& k) const {
   const RqTable& hr = hand_.rqs();
   const RqTable& kr = kern_.rqs();
   for (int r = 0; r < hr.size(); ++r) {
@@ -136,8 +138,8 @@ std::string ConformModel<Hand>::framework_difference(const HState& h, const KSta
   return "";
 }
 
-template <class Hand>
-std::string ConformModel<Hand>::step_text(const Step& st) const {
+template <class Hand, class Kern>
+std::string ConformModel<Hand, Kern>::step_text(const Step& st) const {
   const auto& a = info().actions;
   std::string what = st.action < a.size() ? a[st.action] : "?";
   if (st.action == HandModel::DISPATCH)
@@ -147,8 +149,8 @@ std::string ConformModel<Hand>::step_text(const Step& st) const {
   return fmt::format("lets {} {} {}", actor_name(st.actor), what, st.arg < hand_.rqs().size() ? hand_.rqs().name(st.arg) : "");
 }
 
-template <class Hand>
-std::string ConformModel<Hand>::departure(const State& s) const {
+template <class Hand, class Kern>
+std::string ConformModel<Hand, Kern>::departure(const State& s) const {
   HState h;
   KState k;
   split(s, h, k);
@@ -172,8 +174,8 @@ std::string ConformModel<Hand>::departure(const State& s) const {
   return "";
 }
 
-template <class Hand>
-std::string ConformModel<Hand>::describe(const State& s, const Step& st) const {
+template <class Hand, class Kern>
+std::string ConformModel<Hand, Kern>::describe(const State& s, const Step& st) const {
   if (st.action == kDepart) return fmt::format("DEPARTURE: {}", departure(s));
   HState h;
   KState k;
@@ -181,8 +183,8 @@ std::string ConformModel<Hand>::describe(const State& s, const Step& st) const {
   return kern_.describe(k, st);
 }
 
-template <class Hand>
-nlohmann::json ConformModel<Hand>::state_json(const State& s) const {
+template <class Hand, class Kern>
+nlohmann::json ConformModel<Hand, Kern>::state_json(const State& s) const {
   HState h;
   KState k;
   split(s, h, k);
@@ -191,8 +193,8 @@ nlohmann::json ConformModel<Hand>::state_json(const State& s) const {
   return j;
 }
 
-template <class Hand>
-std::string ConformModel<Hand>::summary(const State& s) const {
+template <class Hand, class Kern>
+std::string ConformModel<Hand, Kern>::summary(const State& s) const {
   HState h;
   KState k;
   split(s, h, k);
@@ -201,8 +203,8 @@ std::string ConformModel<Hand>::summary(const State& s) const {
   return out;
 }
 
-template <class Hand>
-nlohmann::json ConformModel<Hand>::source_json() const {
+template <class Hand, class Kern>
+nlohmann::json ConformModel<Hand, Kern>::source_json() const {
   nlohmann::json j = kern_.source_json();
   j["kind"] = kTwoSources ? "pair" : "conform";
   if constexpr (kTwoSources) j["before"] = hand_.sched().source_json();
@@ -211,5 +213,7 @@ nlohmann::json ConformModel<Hand>::source_json() const {
 
 template class ConformModel<DeadlineScheduler>;
 template class ConformModel<KernelScheduler>;
+template class ConformModel<BfqScheduler, KernelBfqScheduler>;
+template class ConformModel<KernelBfqScheduler, KernelBfqScheduler>;
 
 }  // namespace blkmc::sched

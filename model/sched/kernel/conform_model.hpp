@@ -2,7 +2,8 @@
 // kernel's own code of it explored together (`blkmc conform`): the product
 // of two framework models (model/sched/sched_model.hpp) over the same
 // workload, the hand model of variant `hand` and the kernel-code model of
-// the loaded source. With Hand = KernelScheduler it is two sources, the
+// the loaded source (Kern: KernelScheduler, mq-deadline's code, or
+// KernelBfqScheduler, BFQ's). With Hand = Kern it is two sources, the
 // one of the parameter `before` and the variant's (`blkmc compare
 // --kernel A --after-kernel B`: where a patch first changes a dispatch). A state is both states side by side; a step is a step
 // both take (the same actor, action and request). At every state the two
@@ -27,17 +28,17 @@
 
 namespace blkmc::sched {
 
-template <class Hand>
+template <class Hand, class Kern = KernelScheduler>
 class ConformModel {
  public:
   using HandModel = SchedModel<Hand>;
-  using KernelModel = SchedModel<KernelScheduler>;
+  using KernelModel = SchedModel<Kern>;
   using HState = typename HandModel::State;
   using KState = typename KernelModel::State;
   using State = ByteState<HState::capacity + KState::capacity + 8>;
   static constexpr std::uint8_t kDepart = 6;  // the action after the framework's six
   static constexpr int kConforms = 0, kKernelBug = 1, kInModel = 2;
-  static constexpr bool kTwoSources = std::is_same_v<Hand, KernelScheduler>;
+  static constexpr bool kTwoSources = std::is_same_v<Hand, Kern>;
   // The parameter that names the first side, and the two sides in stories.
   static const char* side_param() { return kTwoSources ? "before" : "hand"; }
   static const char* first_side() { return kTwoSources ? "the code before" : "blkmc's model"; }
@@ -90,9 +91,9 @@ class ConformModel {
   int kbug_ = -1, kin_ = -1;  // the kernel model's kernel-bug and kernel-in-model
 };
 
-template <class Hand>
+template <class Hand, class Kern>
 template <class F>
-void ConformModel<Hand>::for_each_successor(const State& s, F&& emit) const {
+void ConformModel<Hand, Kern>::for_each_successor(const State& s, F&& emit) const {
   if (departed(s)) return;
   HState h;
   KState k;
