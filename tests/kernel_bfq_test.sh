@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BFQ's own code, end to end: Debian's linux-source-6.12 (block/bfq-iosched.c,
+# BFQ's own code, end to end: Debian's linux-source-6.12 and -6.1 (block/bfq-iosched.c,
 # bfq-iosched.h, bfq-wf2q.c, bfq-cgroup.c and the top Makefile unpacked
 # here) compiled against blkmc's shim, checked, simulated and replayed, with
 # its tunables through its own sysfs store functions, its idle-slice timer,
@@ -153,6 +153,20 @@ for case in "bfq-flash-readers:4:the kernel's code dispatches r2.0; blkmc's mode
   expect 0 "$w: the departure replays" -- "$B" replay "$T/cf-$w.json"
   contains "$T/out" "DEPARTURE: $what" "$w: the departure says what differs"
 done
+
+# --- 6.1's BFQ (where linux-source-6.1 is installed) -----------------------
+tar1=/usr/src/linux-source-6.1.tar.xz
+if [ -f "$tar1" ]; then
+  K1=$T/linux-6.1
+  mkdir -p "$K1"
+  tar -xf "$tar1" -C "$K1" --strip-components=1 --wildcards "linux-source-6.1/Makefile" "linux-source-6.1/block/bfq*"
+  expect 0 "6.1: two flash readers" -- "$B" check bfq --kernel "$K1" --workload bfq-flash-readers --bfs -q
+  contains "$T/out" "bfq --variant 6.1" "6.1: the variant names its version"
+  contains "$T/out" "max-wait               max = 3" "6.1: the same worst wait"
+  contains "$T/out" "kernel-bug             holds" "6.1: no BUG or WARN"
+else
+  echo "note: linux-source-6.1 is not installed: 6.1's BFQ is skipped"
+fi
 
 # --- bad input -----------------------------------------------------------
 mkdir -p "$T/empty"

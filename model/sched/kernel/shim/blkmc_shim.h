@@ -798,8 +798,10 @@ struct request_queue {
 static inline void blk_mq_run_hw_queues(struct request_queue *q, bool async) { (void)q; (void)async; }
 static inline void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *h, bool async) { (void)h; (void)async; }
 /* Writeback throttling and the queue's I/O statistics: not modelled. */
-static inline void wbt_enable_default(struct gendisk *disk) { (void)disk; }
-static inline void wbt_disable_default(struct gendisk *disk) { (void)disk; }
+/* Writeback throttling is not modelled; the argument is the queue before
+ * 6.3 and the disk since, so these take either. */
+#define wbt_enable_default(x) ((void)(x))
+#define wbt_disable_default(x) ((void)(x))
 static inline void blk_stat_enable_accounting(struct request_queue *q) { (void)q; }
 static inline void blk_stat_disable_accounting(struct request_queue *q) { (void)q; }
 /* blktrace messages: none. */
