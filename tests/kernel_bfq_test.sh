@@ -13,39 +13,7 @@ SRC=$(cd "$2" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export BLKMC_CACHE=$T/cache  # compiled objects of this run only
-pass=0 fail=0
-
-expect() {  # expect RC DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then pass=$((pass + 1)); else
-    fail=$((fail + 1))
-    echo "FAIL: $what: exit $rc, wanted $want"
-    head -8 "$T/out" "$T/err"
-  fi
-}
-contains() {  # contains FILE TEXT DESCRIPTION
-  if grep -q -- "$2" "$1"; then pass=$((pass + 1)); else
-    fail=$((fail + 1))
-    echo "FAIL: $3: '$2' not in $1"
-    head -8 "$1"
-  fi
-}
-lacks() {  # lacks FILE TEXT DESCRIPTION
-  if ! grep -q -- "$2" "$1"; then pass=$((pass + 1)); else
-    fail=$((fail + 1))
-    echo "FAIL: $3: '$2' in $1"
-  fi
-}
-same() {  # same FILE FILE DESCRIPTION: equal but for timings and threads
-  if diff <(grep -v "states/s" "$1") <(grep -v "states/s" "$2") >/dev/null; then pass=$((pass + 1)); else
-    fail=$((fail + 1))
-    echo "FAIL: $3"
-    diff <(grep -v "states/s" "$1") <(grep -v "states/s" "$2") | head -10
-  fi
-}
+. "$SRC/tests/check_lib.sh"
 
 tar=/usr/src/linux-source-6.12.tar.xz
 if [ ! -f "$tar" ]; then
