@@ -20,10 +20,11 @@ struct DeviceRunArgs {
 };
 
 int run_device_run(const DeviceRunArgs& a);
-// only: run the rows of this scheduler alone ("": all).
-// only: one scheduler's rows; only_model: deadline, bfq or inflight.
+// only: one scheduler's rows ("": all); only_model: deadline, bfq or
+// inflight; kernel: predict the scheduler rows from the kernel's own code
+// (a tree, a linux-source tarball or debian:X.Y; "": blkmc's hand models).
 int run_device_check(int repeat, bool json, bool quiet, const std::string& only = "",
-                     const std::string& only_model = "");
+                     const std::string& only_model = "", const std::string& kernel = "");
 struct DeviceStressArgs {
   std::string scheduler = "mq-deadline";
   int depth = 4, threads = 4, per_thread = 8;

@@ -479,6 +479,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
   dev_check->add_option("--scheduler", check_only, "only the rows of this scheduler: mq-deadline or bfq");
   std::string check_model;
   dev_check->add_option("--model", check_model, "only the rows of this model: deadline, bfq or inflight");
+  std::string check_kernel;
+  dev_check->add_option("--kernel", check_kernel,
+                        "predict the scheduler rows from the kernel's own code: a kernel tree DIR, a linux-source "
+                        "tarball, or debian:X.Y (/usr/src/linux-source-X.Y.tar.xz), compiled against blkmc's shim "
+                        "(default: blkmc's hand models; rows only the code predicts are skipped)");
   dev_check->add_flag("--json", dev.json, "print the rows as JSON");
   dev_check->add_flag("--quiet,-q", dev.quiet, "no progress lines on stderr");
 
@@ -752,7 +757,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
                             command_line(argc, argv));
     }
     if (dev_run->parsed()) return run_device_run(dev);
-    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet, check_only, check_model);
+    if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet, check_only, check_model, check_kernel);
     if (dev_stress->parsed()) return run_device_stress(stress);
     if (dev_cleanup->parsed()) return run_device_cleanup(cleanup_dry);
     if (exportc->parsed()) return run_export_fio(export_source, fio_out, fio_target);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/kernel_select.hpp"
 #include "app/registry.hpp"
@@ -73,7 +74,25 @@ Plan make_plan(const std::string& workload_text, const std::string& name) {
     wl.dev.depth = kMinDepth;
   }
   if (wl.dev.rotational || wl.dev.service != 1 || wl.dev.seek != 0)
-    plan.notes.push_back("device service/seek times ignored: a loop device on tmpfs");
+    plan.notes.push_back("device service/seek times ignored: a loop device on tmpfs (non-rotational)");
+  // The model sees the device the run has: a loop device on tmpfs is
+  // non-rotational (BFQ's idling and stable merging ask).
+  wl.dev.rotational = false;
+  wl.dev.service = 1;
+  wl.dev.seek = 0;
+  // Every write is O_DIRECT, so it carries REQ_SYNC | REQ_IDLE
+  // (blkdev_direct_IO) whether or not its process waits.
+  std::vector<std::string> direct;
+  for (auto& p : wl.procs) {
+    bool writes = false;
+    for (int r = p.first; r < p.first + p.count; ++r) writes = writes || wl.rqs[std::size_t(r)].dir == sched::WRITE;
+    if (!p.sync && writes && !p.req_sync) {
+      p.req_sync = true;
+      direct.push_back(p.name);
+    }
+  }
+  if (!direct.empty())
+    plan.notes.push_back(fmt::format("O_DIRECT writes carry REQ_SYNC: req_sync=1 for {}", fmt::join(direct, ", ")));
   // The loop driver serves its requests concurrently (any completion order).
   wl.dev.spindles = wl.dev.depth;
   for (const auto& p : wl.procs)

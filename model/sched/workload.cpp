@@ -116,7 +116,7 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
   if (p.name.find(':') != std::string::npos || p.name.find('=') != std::string::npos)
     throw LineError{fmt::format("process name '{}' may not contain ':' or '='", p.name)};
   const auto o = options(w, 2);
-  check_keys(o, {"dir", "sync", "prio", "think", "delay", "cyclic", "head", "bypass", "reqs",
+  check_keys(o, {"dir", "sync", "prio", "think", "delay", "cyclic", "head", "bypass", "req_sync", "reqs",
                  "stream", "start", "stride", "size"});
   if (auto it = o.find("dir"); it != o.end()) p.dir = to_dir("dir", it->second);
   for (const auto& [k, v] : o) {
@@ -134,6 +134,8 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
       p.head = to_bool(k, v);
     else if (k == "bypass")
       p.bypass = to_bool(k, v);
+    else if (k == "req_sync")
+      p.req_sync = to_bool(k, v);
   }
   if (p.head && p.bypass) throw LineError{"head=1 and bypass=1 exclude each other"};
   p.pre_gate = pre_gate;

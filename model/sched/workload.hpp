@@ -23,7 +23,9 @@
 // submission; think and delay need clock=1), cyclic=0|1 (restart the list forever),
 // head=1 (inserted at head: passthrough blk_execute_rq(at_head), requeues),
 // bypass=1 (blk_mq_request_bypass_insert: straight to hctx->dispatch, never
-// through the scheduler), and either reqs=ENTRY,... with ENTRY =
+// through the scheduler), req_sync=1 (its writes carry REQ_SYNC although it
+// does not wait, as O_DIRECT writes do: BFQ and CFQ give it a sync queue;
+// reads are always sync), and either reqs=ENTRY,... with ENTRY =
 // [R|W]SECTOR[:SIZE] or stream=N start=S stride=K size=Z.
 // gate: the processes above it are submitted and dispatched first while the
 // device is frozen (no completions); those below may submit only when none
@@ -69,6 +71,7 @@ struct WlProc {
   std::string name;
   int dir = READ;  // default direction of its entries
   bool sync = false, cyclic = false, head = false, bypass = false;
+  bool req_sync = false;  // REQ_SYNC on its writes without waiting (O_DIRECT)
   int prio = BE, level = 4, think = 0, delay = 0;
   bool pre_gate = false;     // listed above the gate line
   int first = 0, count = 0;  // its requests: ids first .. first+count-1

@@ -192,7 +192,11 @@ int BfqScheduler::qflags(const SchedState& s, int q) const {
 
 // --- derived facts ---
 
-bool BfqScheduler::sync(int q) const { return t_.workload().procs[std::size_t(q)].sync; }
+// A sync queue: its process waits, or its writes carry REQ_SYNC (req_sync).
+bool BfqScheduler::sync(int q) const {
+  const WlProc& pr = t_.workload().procs[std::size_t(q)];
+  return pr.sync || pr.req_sync;
+}
 int BfqScheduler::klass(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 int BfqScheduler::orig_weight(int q) const {
   return (8 - std::clamp(t_.workload().procs[std::size_t(q)].level, 0, 7)) * 10;

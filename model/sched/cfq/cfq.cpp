@@ -268,7 +268,7 @@ void CfqScheduler::init(SchedState& s) const {
 
 bool CfqScheduler::sync_q(int q) const {
   const WlProc& p = t_.workload().procs[std::size_t(q)];
-  return p.dir == READ || p.sync;
+  return p.dir == READ || p.sync || p.req_sync;
 }
 int CfqScheduler::qprio(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 

@@ -178,7 +178,7 @@ KernelSched<Code>::KernelSched(int variant, const Params& p, const RqTable& t)
     sp.sectors = std::uint32_t(q.size);
     sp.ioprio = ioprio_of(pr);
     sp.write = q.dir == WRITE;
-    sp.sync = pr.sync;
+    sp.sync = pr.sync || pr.req_sync;
     sp.kind = pr.bypass ? BLKMC_RQ_BYPASS : pr.head ? BLKMC_RQ_HEAD : BLKMC_RQ_NORMAL;
     sp.proc = std::uint8_t(q.proc);
     specs_.push_back(sp);
