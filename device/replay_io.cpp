@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "device/env.hpp"
 #include "device/io_engine.hpp"
@@ -36,6 +37,8 @@ struct Control {
   std::condition_variable cv;
   bool release = false;
   std::atomic<int> submitted_pre{0}, submitted_gated{0};
+  std::vector<std::atomic<int>> by_proc;  // submissions per plan process
+  explicit Control(std::size_t procs) : by_proc(procs) {}
   std::vector<std::string> errors;
   void error(std::string e) {
     std::lock_guard<std::mutex> l(m);
@@ -81,7 +84,11 @@ void actor(const Plan& plan, const PlanProc& p, const std::string& dev, const Ru
   }
   std::vector<void*> bufs(std::size_t(std::max(n, 1)), nullptr);
   if (gated_wait) ctl.wait_release();
-  auto count = [&] { (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(1); };
+  const std::size_t me = std::size_t(&p - plan.procs.data());
+  auto count = [&] {
+    (p.pre_gate ? ctl.submitted_pre : ctl.submitted_gated).fetch_add(1);
+    ctl.by_proc[me].fetch_add(1);
+  };
   if (!io) {
     ctl.error(fmt::format("{}: {}", p.name, setup_error));
     for (int i = 0; i < n; ++i) count();
@@ -183,6 +190,31 @@ void prepare_queue(Stack& st, int depth) {
   }
 }
 
+// Why the gated requests did not all enter the scheduler with the device
+// frozen: each gated process's count, and the limit that held the rest.
+std::string held_back(Stack& st, const Plan& plan, const RunOptions& opt, const Control& ctl) {
+  std::vector<std::string> short_of;
+  for (std::size_t i = 0; i < plan.procs.size(); ++i) {
+    const PlanProc& p = plan.procs[i];
+    if (p.pre_gate) continue;
+    const int want = p.sync ? std::min<int>(1, int(p.rqs.size())) : int(p.rqs.size());
+    const int got = std::min(ctl.by_proc[i].load(), want);
+    if (got < want) short_of.push_back(fmt::format("{} {} of {}", p.name, got, want));
+  }
+  const std::string nr = st.get_queue("nr_requests");
+  std::string why = fmt::format("the gated processes did not submit within 2 s with the device frozen ({})",
+                                fmt::join(short_of, ", "));
+  if (opt.scheduler == "bfq")
+    return why + fmt::format(
+                     ": BFQ's limit_depth held them (bfq_limit_depth: async requests and sync writes get at most "
+                     "1/2 and 3/4 of nr_requests={}, 3/16 and 3/8 while a queue is weight-raised, and with group "
+                     "scheduling a queue past its weight's share, as an idle-class queue beside best-effort ones "
+                     "is at once, one at a time); put those processes above the gate or gate fewer of their "
+                     "requests",
+                     nr);
+  return why + fmt::format(": the scheduler's tags (nr_requests={}) or {}'s limit_depth held them", nr, opt.scheduler);
+}
+
 RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOptions& opt) {
   check_interrupt();
   RunData out;
@@ -192,16 +224,28 @@ RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOption
   if (opt.scheduler != "none") {
     // Scheduler tags: room for every request of the plan (blk_mq_get_tag
     // would otherwise block a submitter, not the scheduler).
-    const int want = std::max(64, 2 * int(plan.rqs.size()));
-    if (std::atoi(st.get_queue("nr_requests").c_str()) < want)
-      st.set_queue("nr_requests", std::to_string(want));
+    int want = std::max(64, 2 * int(plan.rqs.size()));
+    // BFQ's limit_depth gives async requests and sync writes 3/16 and 3/8
+    // of nr_requests while a queue is weight-raised: room for all of them.
+    if (opt.scheduler == "bfq") {
+      int limited = 0;
+      for (const auto& r : plan.rqs) limited += r.dir != 0 || !plan.procs[std::size_t(r.proc)].sync;
+      want = std::max(want, (16 * limited + 2) / 3);
+    }
+    if (std::atoi(st.get_queue("nr_requests").c_str()) < want) {
+      try {
+        st.set_queue("nr_requests", std::to_string(want));
+      } catch (const std::exception&) {
+        // above the kernel's most: the gate says what it then held back
+      }
+    }
   }
   for (const auto& [k, v] : opt.tunables)
     if (st.has_queue("iosched/" + k)) st.set_queue("iosched/" + k, std::to_string(v));
   tr.clear();
   tr.on(true);
   const auto t0 = std::chrono::steady_clock::now();
-  Control ctl;
+  Control ctl(plan.procs.size());
   std::vector<std::thread> threads;
   int pre = 0, gated_first = 0;
   for (const auto& p : plan.procs) {
@@ -225,11 +269,10 @@ RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOption
                            std::ref(out));
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (plan.gated) {
-      if (!wait_count(ctl.submitted_pre, pre, 2000)) throw std::runtime_error("the gate's processes did not submit");
+      if (!wait_count(ctl.submitted_pre, pre, 2000)) throw GateError("the processes above the gate did not submit within 2 s");
       sleep_ms(opt.settle_ms);
       ctl.open_gate();
-      if (!wait_count(ctl.submitted_gated, gated_first, 2000))
-        throw std::runtime_error("the gated processes did not submit");
+      if (!wait_count(ctl.submitted_gated, gated_first, 2000)) throw GateError(held_back(st, plan, opt, ctl));
       sleep_ms(opt.settle_ms);
       st.thaw();
     } else {

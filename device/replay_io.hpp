@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,15 @@ struct RunData {
 // rq_affinity=2.
 void prepare_queue(Stack& st, const Plan& plan);
 void prepare_queue(Stack& st, int depth);  // the same for `depth` driver tags
+// The gate could not form: with the device frozen, the kernel did not let
+// every gated request into the scheduler (what it held back, and which limit).
+struct GateError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // One run: a fresh scheduler, its tunables, the gated submission, the trace.
-// Throws Interrupted on SIGINT/SIGTERM (after thawing and joining).
+// Throws Interrupted on SIGINT/SIGTERM (after thawing and joining), GateError
+// when the gated requests do not all get into the scheduler.
 RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOptions& opt);
 
 }  // namespace blkmc::device
