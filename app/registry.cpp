@@ -53,7 +53,13 @@ const std::vector<const ModelHandle*>& all_models() {
       {.decisions = once<sched::bfq_decisions>,
        .elevator = "bfq",
        .tunables = {"low_latency", "strict_guarantees"},
-       .device_variant = -1});
+       .device_variant = -1,
+       .async_depth_16ths = 3,
+       .depth_limit = "BFQ's limit_depth held them (bfq_limit_depth: async requests and sync writes get at most "
+                      "1/2 and 3/4 of nr_requests, 3/16 and 3/8 while a queue is weight-raised, and with group "
+                      "scheduling a queue past its weight's share, as an idle-class queue beside best-effort ones "
+                      "is at once, one at a time); put those processes above the gate or gate fewer of their "
+                      "requests"});
   static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>, .elevator = ""});
   static const std::vector<const ModelHandle*> models{
       &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};

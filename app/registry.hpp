@@ -53,6 +53,11 @@ struct Offers {
   std::string elevator;
   std::vector<std::string> tunables = {};
   int device_variant = 0;
+  // The elevator's limit_depth: the smallest share of nr_requests, in
+  // sixteenths, it lets async requests and writes take (16: no limit), and
+  // what it limits, for a gated run it held back.
+  int async_depth_16ths = 16;
+  std::string depth_limit = {};
 };
 
 class ModelHandle {

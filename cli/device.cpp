@@ -134,7 +134,10 @@ CaseResult run_case(Session& ses, const Plan& plan, const std::string& sched_nam
   RunOptions opt;
   opt.scheduler = sched_name;
   opt.engine = engine;
-  for (const auto& k : model_of_elevator(sched_name).offers().tunables) opt.tunables.emplace_back(k, params.at(k));
+  const Offers& offers = model_of_elevator(sched_name).offers();
+  for (const auto& k : offers.tunables) opt.tunables.emplace_back(k, params.at(k));
+  opt.async_depth_16ths = offers.async_depth_16ths;
+  opt.depth_limit = offers.depth_limit;
   c.tunables = tunable_text(opt.tunables);
   std::vector<Event> predicted_events;
   c.predicted = predict_order(m, &predicted_events);

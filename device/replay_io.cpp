@@ -204,14 +204,7 @@ std::string held_back(Stack& st, const Plan& plan, const RunOptions& opt, const 
   const std::string nr = st.get_queue("nr_requests");
   std::string why = fmt::format("the gated processes did not submit within 2 s with the device frozen ({})",
                                 fmt::join(short_of, ", "));
-  if (opt.scheduler == "bfq")
-    return why + fmt::format(
-                     ": BFQ's limit_depth held them (bfq_limit_depth: async requests and sync writes get at most "
-                     "1/2 and 3/4 of nr_requests={}, 3/16 and 3/8 while a queue is weight-raised, and with group "
-                     "scheduling a queue past its weight's share, as an idle-class queue beside best-effort ones "
-                     "is at once, one at a time); put those processes above the gate or gate fewer of their "
-                     "requests",
-                     nr);
+  if (!opt.depth_limit.empty()) return fmt::format("{} (nr_requests={}): {}", why, nr, opt.depth_limit);
   return why + fmt::format(": the scheduler's tags (nr_requests={}) or {}'s limit_depth held them", nr, opt.scheduler);
 }
 
@@ -225,12 +218,12 @@ RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOption
     // Scheduler tags: room for every request of the plan (blk_mq_get_tag
     // would otherwise block a submitter, not the scheduler).
     int want = std::max(64, 2 * int(plan.rqs.size()));
-    // BFQ's limit_depth gives async requests and sync writes 3/16 and 3/8
-    // of nr_requests while a queue is weight-raised: room for all of them.
-    if (opt.scheduler == "bfq") {
+    // The scheduler's limit_depth (BFQ: 3/16 of nr_requests for async
+    // requests while a queue is weight-raised): room for all of them.
+    if (opt.async_depth_16ths < 16) {
       int limited = 0;
       for (const auto& r : plan.rqs) limited += r.dir != 0 || !plan.procs[std::size_t(r.proc)].sync;
-      want = std::max(want, (16 * limited + 2) / 3);
+      want = std::max(want, (16 * limited + opt.async_depth_16ths - 1) / opt.async_depth_16ths);
     }
     if (std::atoi(st.get_queue("nr_requests").c_str()) < want) {
       try {

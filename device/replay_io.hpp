@@ -33,6 +33,11 @@ struct RunOptions {
   int settle_ms = 30;
   int timeout_ms = 10000;  // per process, for its completions
   std::string engine = "libaio";  // or io_uring
+  // The scheduler's limit_depth (app/registry.hpp Offers): the share of
+  // nr_requests, in sixteenths, async requests and writes may take, and
+  // what to say when it held a gated request back.
+  int async_depth_16ths = 16;
+  std::string depth_limit;
 };
 
 struct RunData {
