@@ -192,10 +192,15 @@ int BfqScheduler::qflags(const SchedState& s, int q) const {
 
 // --- derived facts ---
 
-// A sync queue: its process waits, or its writes carry REQ_SYNC (req_sync).
+// A sync queue (bfq_bfqq_sync, from op_is_sync): its process waits, its
+// writes carry REQ_SYNC (req_sync), or it reads: a read is sync whether or
+// not its process waits for it.
 bool BfqScheduler::sync(int q) const {
   const WlProc& pr = t_.workload().procs[std::size_t(q)];
-  return pr.sync || pr.req_sync;
+  if (pr.sync || pr.req_sync) return true;
+  for (int r = pr.first; r < pr.first + pr.count; ++r)
+    if (t_.workload().rqs[std::size_t(r)].dir == READ) return true;
+  return false;
 }
 int BfqScheduler::klass(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 int BfqScheduler::orig_weight(int q) const {
