@@ -589,16 +589,12 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
         }
         if (code.kernel.empty() && row.hand_gap) {
           const std::string why = fmt::format("skipped without --kernel: {}", row.hand_gap);
+          const std::string params = fmt::format("{}", fmt::join(row.params, " "));
           head();
-          if (json)
-            all.push_back({{"workload", row.workload},
-                           {"scheduler", row.sched},
-                           {"tunables", fmt::format("{}", fmt::join(row.params, " "))},
-                           {"skipped", why}});
-          else
-          {
-            print_row(row.workload, row.sched, row.params.empty() ? "-" : fmt::format("{}", fmt::join(row.params, " ")),
-                      "-", "-", "-", "skip");
+          if (json) {
+            all.push_back({{"workload", row.workload}, {"scheduler", row.sched}, {"tunables", params}, {"skipped", why}});
+          } else {
+            print_row(row.workload, row.sched, params.empty() ? "-" : params, "-", "-", "-", "skip");
             std::cout << "  " << why << '\n';
           }
           continue;

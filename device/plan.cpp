@@ -83,10 +83,9 @@ Plan make_plan(const std::string& workload_text, const std::string& name) {
   // Every write is O_DIRECT, so it carries REQ_SYNC | REQ_IDLE
   // (blkdev_direct_IO) whether or not its process waits.
   std::vector<std::string> direct;
-  for (auto& p : wl.procs) {
-    bool writes = false;
-    for (int r = p.first; r < p.first + p.count; ++r) writes = writes || wl.rqs[std::size_t(r)].dir == sched::WRITE;
-    if (!p.sync && writes && !p.req_sync) {
+  for (std::size_t i = 0; i < wl.procs.size(); ++i) {
+    auto& p = wl.procs[i];
+    if (!p.sync && !p.req_sync && wl.proc_has(int(i), sched::WRITE)) {
       p.req_sync = true;
       direct.push_back(p.name);
     }

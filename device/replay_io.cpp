@@ -190,6 +190,10 @@ void prepare_queue(Stack& st, int depth) {
   }
 }
 
+// The submissions a process owes the gate before it opens or the device
+// thaws: all of an async process's requests, a sync process's first.
+int owed_at_gate(const PlanProc& p) { return p.sync ? std::min<int>(1, int(p.rqs.size())) : int(p.rqs.size()); }
+
 // Why the gated requests did not all enter the scheduler with the device
 // frozen: each gated process's count, and the limit that held the rest.
 std::string held_back(Stack& st, const Plan& plan, const RunOptions& opt, const Control& ctl) {
@@ -197,7 +201,7 @@ std::string held_back(Stack& st, const Plan& plan, const RunOptions& opt, const 
   for (std::size_t i = 0; i < plan.procs.size(); ++i) {
     const PlanProc& p = plan.procs[i];
     if (p.pre_gate) continue;
-    const int want = p.sync ? std::min<int>(1, int(p.rqs.size())) : int(p.rqs.size());
+    const int want = owed_at_gate(p);
     const int got = std::min(ctl.by_proc[i].load(), want);
     if (got < want) short_of.push_back(fmt::format("{} {} of {}", p.name, got, want));
   }
@@ -245,7 +249,7 @@ RunData run_once(Stack& st, TraceInstance& tr, const Plan& plan, const RunOption
     if (p.pre_gate)
       pre += int(p.rqs.size());
     else
-      gated_first += p.sync ? std::min<int>(1, int(p.rqs.size())) : int(p.rqs.size());
+      gated_first += owed_at_gate(p);
   }
   {
     RunGuard guard{st, ctl, threads};

@@ -92,6 +92,14 @@ struct Workload {
   int fair[2] = {-1, -1};  // the two processes the fair-ratio property compares
   bool has_fair() const { return fair[0] >= 0; }
   bool any_cyclic() const;
+  // Whether process p has a request in direction dir (entries may differ
+  // from the process's default `dir`).
+  bool proc_has(int p, int dir) const {
+    const WlProc& pr = procs[std::size_t(p)];
+    for (int r = pr.first; r < pr.first + pr.count; ++r)
+      if (rqs[std::size_t(r)].dir == dir) return true;
+    return false;
+  }
 };
 
 // Throws UsageError("workload NAME line N: ...") on bad input.

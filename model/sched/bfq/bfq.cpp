@@ -92,6 +92,14 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
       seek_dist_(p.at("seek_dist")),
       shadow_(p.at("shadow")) {
   if (variant < V4_13 || variant > BetterToIdle) throw UsageError("bfq: bad variant index");
+  // bfq_bfqq_sync, from op_is_sync: the process waits, its writes carry
+  // REQ_SYNC (req_sync), or it reads: a read is sync whether or not its
+  // process waits for it.
+  const Workload& wl = t.workload();
+  for (int q = 0; q < nq_; ++q) {
+    const WlProc& pr = wl.procs[std::size_t(q)];
+    sync_.push_back(pr.sync || pr.req_sync || wl.proc_has(q, READ));
+  }
 }
 
 // bfq_init_queue + bfq_init_bfqq (queues exist from the start here): sync
@@ -192,16 +200,7 @@ int BfqScheduler::qflags(const SchedState& s, int q) const {
 
 // --- derived facts ---
 
-// A sync queue (bfq_bfqq_sync, from op_is_sync): its process waits, its
-// writes carry REQ_SYNC (req_sync), or it reads: a read is sync whether or
-// not its process waits for it.
-bool BfqScheduler::sync(int q) const {
-  const WlProc& pr = t_.workload().procs[std::size_t(q)];
-  if (pr.sync || pr.req_sync) return true;
-  for (int r = pr.first; r < pr.first + pr.count; ++r)
-    if (t_.workload().rqs[std::size_t(r)].dir == READ) return true;
-  return false;
-}
+bool BfqScheduler::sync(int q) const { return sync_[std::size_t(q)]; }
 int BfqScheduler::klass(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 int BfqScheduler::orig_weight(int q) const {
   return (8 - std::clamp(t_.workload().procs[std::size_t(q)].level, 0, 7)) * 10;

@@ -92,6 +92,8 @@
 //     a request arriving first and the timer firing first are both explored.
 #pragma once
 
+#include <vector>
+
 #include "model/sched/bfq/bfq_decide.hpp"
 #include "model/sched/scheduler.hpp"
 
@@ -253,6 +255,7 @@ class BfqScheduler {
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;
   int timeout_, wr_ticks_, wr_min_idle_, seek_dist_, shadow_;
+  std::vector<bool> sync_;  // sync(q), fixed by the workload
 };
 
 }  // namespace blkmc::sched
