@@ -127,11 +127,18 @@ Sym ival(const Sym&, int v) { return {std::to_string(v)}; }
 
 TEST_CASE("bfq decide: the decision functions instantiate over a symbolic type") {
   IdleInputs<Sym> in{{"sg"},   {"si0"}, {"sync"}, {"idlec"}, {"rot"}, {"noq"},  {"iob"},
-                     {"seeky"}, {"flag"}, {"wr"},   {"wrb"},   {"sym"}, {"burst"}};
+                     {"seeky"}, {"flag"}, {"wr"},   {"wrb"},   {"sym"}, {"burst"},
+                     {"asym"},  {"tot1"}, {"wrlt"}, {"drv4"}};
   CHECK(bfq_may_idle_v413(in).e.find("si0") == std::string::npos);
   CHECK(bfq_may_idle_refactor(in).e.find("si0") != std::string::npos);
   CHECK(bfq_may_idle_flash_boost(in).e.find("seeky") != std::string::npos);
   CHECK(bfq_better_to_idle(in).e == bfq_may_idle_flash_boost(in).e);
+  // 6.12 idles for the only busy queue and for an asymmetric scenario, and
+  // knows neither the symmetric term nor bursts.
+  CHECK(bfq_better_to_idle_612(in).e.find("tot1") != std::string::npos);
+  CHECK(bfq_better_to_idle_612(in).e.find("asym") != std::string::npos);
+  CHECK(bfq_better_to_idle_612(in).e.find("sym)") == std::string::npos);
+  CHECK(bfq_better_to_idle_612(in).e.find("burst") == std::string::npos);
   CHECK(!bfq_must_idle_v413(Sym{"empty"}, in).e.empty());
   CHECK(!bfq_must_idle_refactor(Sym{"empty"}, in).e.empty());
   CHECK(!bfq_must_idle_flash_boost(Sym{"empty"}, in).e.empty());

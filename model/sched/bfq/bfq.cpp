@@ -44,6 +44,14 @@ const std::vector<VariantInfo>& BfqScheduler::variants() {
        "\"block, bfq: give a better name to bfq_bfqq_may_idle\": bfq_better_to_idle (4.14 "
        "formula) with 4.19's SEEKY threshold (19 of 32) and async charge factor 3",
        "block/bfq-iosched.c 4.19.1; mainline 277a4a9b56cd [id unconfirmed]"},
+      {"v6.12", "5.13+ (6.12)",
+       "BFQ as of 6.12: stable merging of a new sync queue into the last one created "
+       "(bfq_do_or_sched_stable_merge, 5.13), async queues shared per ioprio, B-WF2Q+ with the "
+       "kernel's budgets and timestamps (ties to the earlier activation), bfq_better_to_idle "
+       "with idling for service guarantees (asymmetric scenario, a sole busy queue), 6.12's "
+       "preemption and charge",
+       "block/bfq-iosched.c, bfq-wf2q.c 6.12 (Debian linux-source-6.12); stable merging "
+       "mainline 430a67f9d616 [id unconfirmed]"},
   };
   return v;
 }
@@ -91,7 +99,16 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
       wr_min_idle_(p.at("wr_min_idle")),
       seek_dist_(p.at("seek_dist")),
       shadow_(p.at("shadow")) {
-  if (variant < V4_13 || variant > BetterToIdle) throw UsageError("bfq: bad variant index");
+  // v6.12 takes the kernel's numbers, in sectors as the kernel-source harness
+  // gives them (a model sector is one): hw_tag after 32 samples over a
+  // threshold of 3 (BFQ_HW_QUEUE_SAMPLES, _THRESHOLD), seeky beyond 800
+  // sectors (BFQQ_SEEK_THR).
+  if (variant == V6_12) {
+    hw_samples_ = 32;
+    hw_queue_thr_ = 3;
+    seek_dist_ = 800;
+  }
+  if (variant < V4_13 || variant > V6_12) throw UsageError("bfq: bad variant index");
   // bfq_bfqq_sync, from op_is_sync: the process waits, its writes carry
   // REQ_SYNC (req_sync), or it reads: a read is sync whether or not its
   // process waits for it.
@@ -110,7 +127,7 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
 namespace {
 const char* const kQByteNames[] = {"budget", "service",  "max_budget", "start",   "finish",
                                    "seek_history", "last_pos", "since", "wr_left", "idle_since"};
-const char* const kQFlagNames[] = {"busy", "idle_tree", "flag", "io_bound", "shadow_flag"};
+const char* const kQFlagNames[] = {"busy", "idle_tree", "flag", "io_bound", "shadow_flag", "non_blocking_wait_rq"};
 }  // namespace
 
 void BfqScheduler::declare(Schema& sc) const {
@@ -131,6 +148,16 @@ void BfqScheduler::declare(Schema& sc) const {
   sc.integer("ttime_samples", 0, 3, q);
   sc.integer("next_rq", -1, t_.size() - 1, q);
   sc.integer("last_position", 0, 255);
+  if (variant_ != V6_12) return;
+  sc.bit(kQFlagNames[5], q);
+  // v6.12: the high bytes of the wide numbers, each process's queue (bic),
+  // each queue's place among equal finishes, bfqd->last_bfqq_created.
+  for (int f = 0; f <= kFinish; ++f)
+    for (int b = 1; b < 8; ++b) sc.integer(fmt::format("{}.{}", kQByteNames[f], b), 0, 255, q);
+  for (int b = 1; b < 8; ++b) sc.integer(fmt::format("vtime.{}", b), 0, 255);
+  sc.integer("tree_order", 0, 255, q);
+  sc.integer("bic_bfqq", -1, nq_ - 1, sc.block("bic", nq_));
+  sc.integer("last_bfqq_created", -1, nq_ - 1);
 }
 
 void BfqScheduler::resolve(const Schema& sc) {
@@ -151,6 +178,14 @@ void BfqScheduler::resolve(const Schema& sc) {
   ttime_samples_ = byte("ttime_samples");
   next_rq_ = byte("next_rq");
   last_position_ = byte("last_position");
+  if (variant_ != V6_12) return;
+  qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
+  for (int f = 0; f <= kFinish; ++f)
+    for (int b = 1; b < 8; ++b) qhi_[f][b - 1] = byte(fmt::format("{}.{}", kQByteNames[f], b).c_str());
+  for (int b = 1; b < 8; ++b) vtime_hi_[b - 1] = byte(fmt::format("vtime.{}", b).c_str());
+  order_ = byte("tree_order");
+  bic_ = byte("bic_bfqq");
+  last_created_ = byte("last_bfqq_created");
 }
 
 void BfqScheduler::init(SchedState& s) const {
@@ -164,16 +199,20 @@ void BfqScheduler::init(SchedState& s) const {
   vtime_.set(s, 0);
   in_service_ticks_.set(s, 0);
   last_position_.set(s, 0);
+  set_vtime(s, 0);
+  if (last_created_) last_created_->set(s, -1);
   for (int q = 0; q < nq_; ++q) {
+    if (bic_) bic_->set(s, q, -1);  // queues are made at a process's first request
+    if (order_) order_->set(s, q, 0);
     next_rq_.set(s, q, -1);
-    for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);
+    for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);  // also the high bytes
     ttime_mean_.set(s, q, 0);
     ttime_samples_.set(s, q, 0);
-    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag}) set_qflag(s, q, f, false);
+    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait}) set_qflag(s, q, f, false);
     set_qflag(s, q, kIOBound, true);
     set_qflag(s, q, kFlag, sync(q));
     set_qflag(s, q, kShadowFlag, sync(q));
-    set_qb(s, q, kMaxBudget, u8(max_budget_ * 2 / 3));
+    set_qb(s, q, kMaxBudget, max_budget() * 2 / 3);
     set_qb(s, q, kSeekHist, 1);
     set_qb(s, q, kIdleSince, u8(wr_min_idle_));
   }
@@ -183,17 +222,19 @@ void BfqScheduler::init(SchedState& s) const {
 // sync(q) (nothing updates it).
 bool BfqScheduler::qflag(const SchedState& s, int q, std::uint8_t f) const {
   if (f == kShadowFlag && shadow_ < 0) return sync(q);
+  if (f == kNbWait && variant_ != V6_12) return false;
   return qflag_[std::countr_zero(unsigned(f))].test(s, q);
 }
 
 void BfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const {
   if (f == kShadowFlag && shadow_ < 0) return;
+  if (f == kNbWait && variant_ != V6_12) return;
   qflag_[std::countr_zero(unsigned(f))].set(s, q, on);
 }
 
 int BfqScheduler::qflags(const SchedState& s, int q) const {
   int m = 0;
-  for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag})
+  for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait})
     if (qflag(s, q, f)) m |= f;
   return m;
 }
@@ -208,7 +249,7 @@ int BfqScheduler::orig_weight(int q) const {
 
 int BfqScheduler::queued(const SchedState& s, int q) const {
   int n = 0;
-  for (int r = 0; r < t_.size(); ++r) n += t_.info(r).proc == q && t_.status(s, r) == St::Sched;
+  for (int r = 0; r < t_.size(); ++r) n += qof(s, r) == q && t_.status(s, r) == St::Sched;
   return n;
 }
 
@@ -217,7 +258,7 @@ int BfqScheduler::dispatched(const SchedState& s, int q, int except) const {
   int n = 0;
   for (int r = 0; r < t_.size(); ++r) {
     const St st = t_.status(s, r);
-    n += r != except && t_.info(r).proc == q && t_.flag(s, r, kInserted) &&
+    n += r != except && qof(s, r) == q && t_.flag(s, r, kInserted) &&
          (st == St::Hctx || st == St::Driver);
   }
   return n;
@@ -279,7 +320,7 @@ int BfqScheduler::bfq_find_next_rq(const SchedState& s, int q, int last) const {
   };
   int next = -1, prev = -1, first = -1;
   for (int r = 0; r < t_.size(); ++r) {
-    if (r == last || t_.info(r).proc != q || t_.status(s, r) != St::Sched) continue;
+    if (r == last || qof(s, r) != q || t_.status(s, r) != St::Sched) continue;
     if (first < 0 || before(r, first)) first = r;
     if (before(last, r) && (next < 0 || before(r, next))) next = r;
     if (before(r, last) && (prev < 0 || before(prev, r))) prev = r;
@@ -304,10 +345,72 @@ bool BfqScheduler::symmetric(const SchedState& s, int except_rq) const {
   return true;
 }
 
+// bfq_asymmetric_scenario (v6.12): the weights tree (queues with requests
+// queued or in flight, not raised when they became busy) holds more than one
+// weight and q's is not the smallest, or queues of two classes are busy.
+bool BfqScheduler::asymmetric(const SchedState& s, int q, int except_rq) const {
+  int lo = -1, hi = -1;
+  bool q_in = false;
+  for (int o = 0; o < nq_; ++o) {
+    if (raised(s, o) || (!busy(s, o) && dispatched(s, o, except_rq) == 0)) continue;
+    const int w = orig_weight(o);
+    lo = lo < 0 ? w : std::min(lo, w);
+    hi = std::max(hi, w);
+    q_in = q_in || o == q;
+  }
+  const bool smallest = q_in && orig_weight(q) == lo;
+  const bool varied = !smallest && lo >= 0 && lo != hi;
+  int classes = 0;
+  for (int c = RT; c <= IDLE; ++c) {
+    bool any = false;
+    for (int o = 0; o < nq_; ++o) any = any || (busy(s, o) && klass(o) == c);
+    classes += any;
+  }
+  return varied || classes > 1;
+}
+
+// bfq_get_queue (v6.12), at a process's first request: an async process
+// joins its class and level's shared queue (bfq_async_queue_prio); a sync
+// one gets a new queue, which bfq_do_or_sched_stable_merge merges at once
+// into bfqd->last_bfqq_created when that has the same class and level and
+// the device is non-rotational with queueing (nonrot_with_queueing: hw_tag
+// not yet 0); else the new queue becomes the last created. The creation
+// times never matter here: a workload lasts less than the 180 ms burst
+// interval, and on a rotational device the merge is only scheduled, for
+// 600 ms later (bfq_late_stable_merging).
+int BfqScheduler::bfq_create_queue(SchedState& s, int p, Why* why) const {
+  const auto& procs = t_.workload().procs;
+  auto same_prio = [&](int a, int b) { return klass(a) == klass(b) && procs[std::size_t(a)].level == procs[std::size_t(b)].level; };
+  if (!sync(p)) {
+    for (int o = 0; o < nq_; ++o)
+      if (o != p && !sync(o) && same_prio(o, p) && queue_of_proc(s, o) >= 0) {
+        bic_->set(s, p, queue_of_proc(s, o));
+        say(why, "bfq_get_queue: {} joins the async queue bfqq[{}]", procs[std::size_t(p)].name,
+            procs[std::size_t(queue_of_proc(s, o))].name);
+        return queue_of_proc(s, o);
+      }
+    bic_->set(s, p, p);
+    return p;
+  }
+  bic_->set(s, p, p);
+  const int last = last_created_->get(s);
+  const bool nonrot_with_queueing = !t_.workload().dev.rotational && hw_tag(s) != 0;
+  if (last < 0 || !same_prio(last, p)) {
+    last_created_->set(s, p);
+    return p;
+  }
+  if (!nonrot_with_queueing) return p;  // a merge scheduled for 600 ms later
+  bic_->set(s, p, last);
+  say(why, "bfq_do_early_stable_merge: {}'s new queue merged into bfqq[{}]", procs[std::size_t(p)].name,
+      procs[std::size_t(last)].name);
+  return last;
+}
+
 // The process still holds the queue (bic / active_ref): a sync process until
 // its last request completes, an async one until its last submission; a
 // cyclic one forever.
 bool BfqScheduler::alive(const SchedState& s, int q, int except_rq) const {
+  if (variant_ == V6_12) return true;  // the kernel-source harness has no process exit
   const WlProc& pr = t_.workload().procs[std::size_t(q)];
   if (pr.cyclic) return true;
   for (int r = pr.first; r < pr.first + pr.count; ++r) {
@@ -319,9 +422,10 @@ bool BfqScheduler::alive(const SchedState& s, int q, int except_rq) const {
 }
 
 // bfq_serv_to_charge.
-int BfqScheduler::serv_to_charge(const SchedState& s, int rq) const {
-  const int q = t_.info(rq).proc, size = t_.info(rq).size;
+BfqScheduler::W BfqScheduler::serv_to_charge(const SchedState& s, int rq) const {
+  const int q = qof(s, rq), size = t_.info(rq).size;
   if (sync(q) || raised(s, q)) return size;
+  if (variant_ == V6_12) return asymmetric(s, q) ? size : size * 3;
   const int factor = variant_ == BetterToIdle ? 3 : 10;
   return size * factor * (wr_busy_queues(s) > 0 ? 2 : 1);
 }
@@ -342,6 +446,11 @@ IdleInputs<bool> BfqScheduler::idle_inputs(const SchedState& s, int q, int excep
   in.wrb = wr_busy_queues(s) > 0;
   in.sym = symmetric(s, except_rq);
   in.burst = false;
+  const int busyq = busy_queues(s);
+  in.asym = asymmetric(s, q, except_rq);
+  in.tot1 = busyq == 1;
+  in.wrlt = wr_busy_queues(s) < busyq;
+  in.drv4 = rq_in_driver(s, except_rq) >= dispatched(s, q, except_rq) + 4;
   return in;
 }
 
@@ -351,6 +460,7 @@ bool BfqScheduler::may_idle(const SchedState& s, int q, int except_rq, int v) co
   if (v == V4_13) return bfq_may_idle_v413(in);
   if (v == Refactor) return bfq_may_idle_refactor(in);
   if (v == FlashBoost) return bfq_may_idle_flash_boost(in);
+  if (v == V6_12) return bfq_better_to_idle_612(in);
   return bfq_better_to_idle(in);
 }
 
@@ -360,6 +470,7 @@ bool BfqScheduler::must_idle(const SchedState& s, int q, int except_rq, int v) c
   const bool empty = queued(s, q) == 0;
   if (v == V4_13) return bfq_must_idle_v413(empty, in);
   if (v == Refactor) return bfq_must_idle_refactor(empty, in);
+  if (v == V6_12) return bfq_must_idle_612(empty, in);
   return bfq_must_idle_flash_boost(empty, in);  // flash-boost, better-to-idle
 }
 
@@ -402,7 +513,10 @@ bool BfqScheduler::timeout_may_expire(const SchedState& s, int q) const {
 bool BfqScheduler::has_work(const SchedState& s) const {
   for (int r = 0; r < t_.size(); ++r)
     if (t_.queued(s, r)) return true;
-  return wait_request(s) && !clock_;  // the timer fires at the next queue run
+  // The timer fires at the next queue run; 6.12's bfq_has_work counts only
+  // requests (bfqd->queued, the dispatch list), so a run while idling with
+  // nothing queued comes from elsewhere.
+  return wait_request(s) && !clock_ && variant_ != V6_12;
 }
 
 // --- B-WF2Q+, reduced ---
@@ -411,25 +525,31 @@ bool BfqScheduler::has_work(const SchedState& s) const {
 // start of a queue on the tree); with no busy queue the tree is empty: V
 // back to 0 and the idle tree forgotten (bfq_forget_idle).
 void BfqScheduler::normalize(SchedState& s) const {
-  int base = vtime(s);
+  W base = vtime(s);
   bool any = false;
   for (int q = 0; q < nq_; ++q) {
     any = any || busy(s, q);
-    if (busy(s, q) || qflag(s, q, kIdleTree)) base = std::min<int>(base, qb(s, q, kStart));
+    if (busy(s, q) || qflag(s, q, kIdleTree)) base = std::min(base, qb(s, q, kStart));
   }
   if (!any) base = vtime(s);
-  vtime_.set(s, u8(vtime(s) - base));
+  set_vtime(s, vtime(s) - base);
   for (int q = 0; q < nq_; ++q) {
     if (busy(s, q) || (any && qflag(s, q, kIdleTree) && qb(s, q, kFinish) > vtime(s) + base)) {
-      set_qb(s, q, kStart, u8(qb(s, q, kStart) - base));
-      set_qb(s, q, kFinish, u8(qb(s, q, kFinish) - base));
+      set_qb(s, q, kStart, qb(s, q, kStart) - base);
+      set_qb(s, q, kFinish, qb(s, q, kFinish) - base);
     } else {
       set_qflag(s, q, kIdleTree, false);
       set_qb(s, q, kStart, 0);
       set_qb(s, q, kFinish, 0);
     }
   }
-  if (!any) vtime_.set(s, 0);
+  if (!any) set_vtime(s, 0);
+  if (!order_) return;
+  // the active tree's order as ranks 1..n
+  int rank = 0;
+  for (int r = 1; r <= 255 && rank < nq_; ++r)
+    for (int q = 0; q < nq_; ++q)
+      if (order_->get(s, q) == r) order_->set(s, q, ++rank);
 }
 
 // The sum of the weights on the tree (busy and idle-tree queues).
@@ -443,19 +563,43 @@ int BfqScheduler::wsum(const SchedState& s) const {
 // __bfq_activate_entity: start = max(V, F) off the idle tree, else V;
 // finish = start + budget / weight.
 void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
-  const int v = vtime(s);
-  const int start = qflag(s, q, kIdleTree) ? std::max(v, int(qb(s, q, kFinish))) : v;
-  set_qb(s, q, kStart, u8(start));
-  set_qb(s, q, kFinish, u8(start + delta(qb(s, q, kBudget), weight(s, q))));
+  // v6.12: a queue back in time after its wait (non_blocking_wait_rq)
+  // starts from its own finish where V has passed it, and is then moved
+  // forward by the gap divided by its raising coefficient (backshifted).
+  const bool back = qflag(s, q, kNbWait) && vtime(s) > qb(s, q, kFinish);
+  const W v = back ? qb(s, q, kFinish) : vtime(s);
+  W start = qflag(s, q, kIdleTree) ? std::max(v, qb(s, q, kFinish)) : v;
+  W finish = start + delta(qb(s, q, kBudget), weight(s, q));
+  if (back && vtime(s) > finish) {
+    const W gap = (vtime(s) - finish) / (raised(s, q) ? 30 : 1);
+    start += gap;
+    finish += gap;
+  }
+  set_qb(s, q, kStart, start);
+  set_qb(s, q, kFinish, finish);
+  set_qflag(s, q, kNbWait, false);
   set_qflag(s, q, kIdleTree, false);
   set_qflag(s, q, kBusy, true);
+  tree_insert(s, q);
   normalize(s);
+}
+
+// bfq_active_insert (v6.12): the queue goes after every queue already on
+// the active tree, so among equal finishes the earlier insertion wins.
+// The order is kept as ranks 1..n of the queues on the tree.
+void BfqScheduler::tree_insert(SchedState& s, int q) const {
+  if (!order_) return;
+  int n = 0;
+  for (int o = 0; o < nq_; ++o)
+    if (o != q && order_->get(s, o) > 0) ++n;
+  order_->set(s, q, n + 1);
 }
 
 // --- enqueue ---
 
 void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const {
-  const int q = t_.info(rq).proc;
+  int q = qof(s, rq);
+  if (q < 0) q = bfq_create_queue(s, t_.info(rq).proc, why);
   t_.set_flag(s, rq, kInserted, true);
   t_.set_age(s, rq, 0);
   if (at_head) {  // bfqd->dispatch: served before any queue
@@ -480,7 +624,7 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
 
 // bfq_update_io_thinktime: a sample of the time since the last completion.
 void BfqScheduler::bfq_update_io_thinktime(SchedState& s, int q) const {
-  const int x = std::min<int>(qb(s, q, kSince), 2 * slice_idle_);
+  const int x = int(std::min<W>(qb(s, q, kSince), 2 * slice_idle_));
   const int n = ttime_samples(s, q);
   const int mean = n == 0 ? x : (ttime_mean(s, q) + x + 1) / 2;
   ttime_mean_.set(s, q, std::min(mean, 63));
@@ -491,7 +635,7 @@ void BfqScheduler::bfq_update_io_thinktime(SchedState& s, int q) const {
 // previous one (and, on non-rotational devices, small).
 void BfqScheduler::bfq_update_io_seektime(SchedState& s, int q, int rq) const {
   // get_sdist: 0 while last_request_pos is still 0 (the first request).
-  const int last = qb(s, q, kLastPos);
+  const int last = int(qb(s, q, kLastPos));
   const int dist = last ? std::abs(t_.sector(rq) - last) : 0;
   const bool far = dist > seek_dist_ && (t_.workload().dev.rotational || t_.info(rq).size < 64);
   set_qb(s, q, kSeekHist, u8(((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0)));
@@ -534,21 +678,47 @@ void BfqScheduler::bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq
                                                     Why* why) const {
   const bool interactive = sync(q) && dispatched(s, q) == 0 && qb(s, q, kIdleSince) >= wr_min_idle_;
   const bool wr_or_deserves_wr = low_latency_ && (raised(s, q) || interactive);
-  // bfq_bfqq_update_budg_for_activation (no hole recovery in the model).
-  set_qb(s, q, kBudget, u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, rq))));
+  // bfq_bfqq_update_budg_for_activation: v6.12 gives a queue whose request
+  // arrived in time after its wait (within 3 idle slices of its last
+  // completion) what is left of its budget, and lets it preempt; the other
+  // variants have no hole recovery.
+  const bool in_time = !clock_ || qb(s, q, kSince) <= 3 * slice_idle_;
+  const bool wants_to_preempt = qflag(s, q, kNbWait) && in_time && budget_left(s, q) > 0;
+  if (wants_to_preempt) {
+    set_qb(s, q, kBudget, std::min<W>(budget_left(s, q), qb(s, q, kMaxBudget)));
+  } else {
+    set_qb(s, q, kBudget, std::max<W>(qb(s, q, kMaxBudget), serv_to_charge(s, rq)));
+    set_qflag(s, q, kNbWait, false);
+  }
   set_qb(s, q, kService, 0);
   if (low_latency_ && interactive) {
     if (!raised(s, q))
       say(why, "bfqq[{}] is interactive (idle {}+ ticks): weight raised x30 for {} ticks",
           t_.workload().procs[std::size_t(q)].name, wr_min_idle_, wr_ticks_);
     set_qb(s, q, kWrLeft, u8(wr_ticks_));
-    set_qb(s, q, kBudget, u8(std::min<int>(qb(s, q, kBudget), 2 * min_budget())));
+    set_qb(s, q, kBudget, std::min<W>(qb(s, q, kBudget), 2 * min_budget()));
   }
   bfq_activate_bfqq(s, q);
   say(why, "bfq_add_bfqq_busy: bfqq[{}] busy, budget {}, S={} F={}",
       t_.workload().procs[std::size_t(q)].name, qb(s, q, kBudget), qb(s, q, kStart),
       qb(s, q, kFinish));
   const int in = in_service(s);
+  if (variant_ == V6_12) {
+    // 6.12: the new busy queue preempts when it recovers its budget with at
+    // least the in-service queue's raising, has a higher class or weight, or
+    // when idling for the in-service queue is not worth it
+    // (next_queue_may_preempt holds: the in-service queue is off the tree).
+    if (in < 0 || in == q) return;
+    const bool higher = klass(q) < klass(in) || weight(s, q) > weight(s, in);
+    if ((wants_to_preempt && weight(s, q) / orig_weight(q) >= weight(s, in) / orig_weight(in)) || higher ||
+        !may_idle(s, in)) {
+      say(why, "bfqq[{}] preempts in-service bfqq[{}] ({})", t_.workload().procs[std::size_t(q)].name,
+          t_.workload().procs[std::size_t(in)].name,
+          higher ? "higher class or weight" : wants_to_preempt ? "back in time" : "idling for it is not better");
+      bfq_bfqq_expire(s, in, Preempted, why);
+    }
+    return;
+  }
   if (in >= 0 && in != q && wr_or_deserves_wr && !raised(s, in) && raised(s, q)) {
     say(why, "bfqq[{}] (raised) preempts in-service bfqq[{}]",
         t_.workload().procs[std::size_t(q)].name, t_.workload().procs[std::size_t(in)].name);
@@ -668,16 +838,19 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   for (int q = 0; q < nq_; ++q)
     if (busy(s, q)) cls = std::min(cls, klass(q));
   if (cls == 3) return -1;
-  int minstart = 255;
+  W minstart = -1;
   for (int q = 0; q < nq_; ++q)
-    if (busy(s, q) && klass(q) == cls) minstart = std::min<int>(minstart, qb(s, q, kStart));
-  vtime_.set(s, u8(std::max(vtime(s), minstart)));
+    if (busy(s, q) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart)) minstart = qb(s, q, kStart);
+  set_vtime(s, std::max(vtime(s), minstart));
   int best = -1;
   for (int q = 0; q < nq_; ++q) {
     if (!busy(s, q) || klass(q) != cls || qb(s, q, kStart) > vtime(s)) continue;
-    if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish)) best = q;
+    if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish) ||
+        (qb(s, q, kFinish) == qb(s, best, kFinish) && tree_order(s, q) < tree_order(s, best)))
+      best = q;
   }
   set_in_service(s, best);
+  if (order_) order_->set(s, best, 0);  // out of the active tree while in service
   const int coeff = raised(s, best) ? 30 : 1;
   timeout_left_.set(s, u8(clock_ ? timeout_ * coeff : 0));
   in_service_ticks_.set(s, 0);
@@ -692,9 +865,9 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
   // state's 255); bfq_remove_request: the queue's next request.
   last_position_.set(s, std::min(255, t_.sector(rq) + t_.info(rq).size));
   next_rq_.set(s, q, bfq_find_next_rq(s, q, rq));
-  const int charge = serv_to_charge(s, rq);
-  set_qb(s, q, kService, u8(qb(s, q, kService) + charge));
-  vtime_.set(s, u8(vtime(s) + delta(charge, wsum(s))));  // bfq_bfqq_served
+  const W charge = serv_to_charge(s, rq);
+  set_qb(s, q, kService, qb(s, q, kService) + charge);
+  set_vtime(s, vtime(s) + delta(charge, wsum(s)));  // bfq_bfqq_served
   normalize(s);
   t_.set_status(s, rq, St::Idle);
   say(why, "charged {} to bfqq[{}] ({}/{})", charge, t_.workload().procs[std::size_t(q)].name,
@@ -705,7 +878,7 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
 // --- completion ---
 
 void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const {
-  const int q = t_.info(rq).proc;
+  const int q = qof(s, rq);
   bfq_update_hw_tag(s, rq, why);
   if (sync(q)) set_qb(s, q, kSince, 0);  // ttime.last_end_request = now
   const std::string name = t_.workload().procs[std::size_t(q)].name;
@@ -778,10 +951,10 @@ void BfqScheduler::bfq_idle_slice_timer_body(SchedState& s, Why* why) const {
 void BfqScheduler::timer(SchedState& s, Why* why) const {
   for (int q = 0; q < nq_; ++q) {
     if (!sync(q)) continue;
-    set_qb(s, q, kSince, u8(std::min(qb(s, q, kSince) + 1, 2 * slice_idle_)));
-    if (!busy(s, q)) set_qb(s, q, kIdleSince, u8(std::min(qb(s, q, kIdleSince) + 1, wr_min_idle_)));
+    set_qb(s, q, kSince, std::min<W>(qb(s, q, kSince) + 1, 2 * slice_idle_));
+    if (!busy(s, q)) set_qb(s, q, kIdleSince, std::min<W>(qb(s, q, kIdleSince) + 1, wr_min_idle_));
     if (qb(s, q, kWrLeft) > 0) {
-      set_qb(s, q, kWrLeft, u8(qb(s, q, kWrLeft) - 1));
+      set_qb(s, q, kWrLeft, qb(s, q, kWrLeft) - 1);
       if (!raised(s, q))
         say(why, "weight raising of bfqq[{}] ends", t_.workload().procs[std::size_t(q)].name);
     }
@@ -820,7 +993,7 @@ void BfqScheduler::bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why
     say(why, "bfqq[{}] loses IO_bound", name);
   }
   bfq_recalc_budget(s, q, reason);
-  __bfq_bfqq_expire(s, q, why);
+  __bfq_bfqq_expire(s, q, reason, why);
 }
 
 // bfq_bfqq_is_slow: async queues never are; elapsed ticks since the budget
@@ -835,20 +1008,20 @@ bool BfqScheduler::bfq_bfqq_is_slow(const SchedState& s, int q, Reason reason,
     return seeky(s, q);
   }
   *elapsed = e;
-  if (e > 5) return qb(s, q, kService) < max_budget_ / 2;
+  if (e > 5) return qb(s, q, kService) < max_budget() / 2;
   return seeky(s, q);
 }
 
 // bfq_bfqq_charge_time: a slow queue pays for the time it held the device.
 void BfqScheduler::bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* why) const {
-  int tot = qb(s, q, kService);
-  if (elapsed > 0 && elapsed < timeout_) tot = max_budget_ * elapsed / timeout_;
-  tot = std::max<int>(tot, qb(s, q, kService));
-  if (tot > qb(s, q, kBudget)) set_qb(s, q, kBudget, u8(tot));
-  const int extra = tot - qb(s, q, kService);
+  W tot = qb(s, q, kService);
+  if (elapsed > 0 && elapsed < timeout_) tot = max_budget() * elapsed / timeout_;
+  tot = std::max(tot, qb(s, q, kService));
+  if (tot > qb(s, q, kBudget)) set_qb(s, q, kBudget, tot);
+  const W extra = tot - qb(s, q, kService);
   if (extra <= 0) return;
-  set_qb(s, q, kService, u8(tot));
-  vtime_.set(s, u8(vtime(s) + delta(extra, wsum(s))));
+  set_qb(s, q, kService, tot);
+  set_vtime(s, vtime(s) + delta(extra, wsum(s)));
   say(why, "bfq_bfqq_charge_time: slow, charged {} sectors for {} tick(s) of service", tot,
       elapsed);
 }
@@ -856,8 +1029,8 @@ void BfqScheduler::bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* 
 // __bfq_bfqq_recalc_budget (facts A3).
 void BfqScheduler::bfq_recalc_budget(SchedState& s, int q, Reason reason) const {
   if (reason == Preempted) return;
-  const int mn = min_budget(), mx = max_budget_;
-  int b = qb(s, q, kMaxBudget);
+  const W mn = min_budget(), mx = max_budget();
+  W b = qb(s, q, kMaxBudget);
   if (raised(s, q)) {
     b = 2 * mn;
   } else if (sync(q)) {
@@ -872,35 +1045,40 @@ void BfqScheduler::bfq_recalc_budget(SchedState& s, int q, Reason reason) const 
         b = std::min(4 * b, mx);
         break;
       default:
-        b = std::max<int>(qb(s, q, kService), mn);
+        b = std::max(qb(s, q, kService), mn);
         break;
     }
   } else {
     b = mx;
   }
-  set_qb(s, q, kMaxBudget, u8(std::min(b, mx)));
+  set_qb(s, q, kMaxBudget, std::min(b, mx));
   const int next = next_rq(s, q);
-  if (next >= 0) set_qb(s, q, kBudget, u8(std::max<int>(qb(s, q, kMaxBudget), serv_to_charge(s, next))));
+  if (next >= 0) set_qb(s, q, kBudget, std::max<W>(qb(s, q, kMaxBudget), serv_to_charge(s, next)));
 }
 
 // __bfq_bfqq_expire: deactivate an empty queue (its finish kept on the idle
 // tree), requeue one with requests; no queue in service, no timer.
-void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Why* why) const {
+void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const {
   const int w = weight(s, q);
-  const int served_to = qb(s, q, kStart) + delta(qb(s, q, kService), w);
+  const W served_to = qb(s, q, kStart) + delta(qb(s, q, kService), w);
   if (queued(s, q) == 0) {
-    set_qb(s, q, kFinish, u8(served_to));
+    set_qb(s, q, kFinish, served_to);
     set_qflag(s, q, kBusy, false);
     set_qflag(s, q, kIdleTree, served_to > vtime(s));
     if (dispatched(s, q) == 0) set_qb(s, q, kIdleSince, 0);  // budget_timeout = jiffies
     say(why, "bfqq[{}] deactivated", t_.workload().procs[std::size_t(q)].name);
   } else {
-    set_qb(s, q, kStart, u8(served_to));
-    set_qb(s, q, kFinish, u8(served_to + delta(qb(s, q, kBudget), w)));
+    set_qb(s, q, kStart, served_to);
+    set_qb(s, q, kFinish, served_to + delta(qb(s, q, kBudget), w));
+    tree_insert(s, q);
     say(why, "bfqq[{}] requeued: S={} F={}", t_.workload().procs[std::size_t(q)].name,
         qb(s, q, kStart), qb(s, q, kFinish));
   }
-  set_qb(s, q, kService, 0);
+  // v6.12 (bfq_bfqq_expire): an empty queue expired for no more requests or
+  // too idle keeps its service, for a request that arrives in time.
+  const bool wait = !busy(s, q) && reason != BudgetTimeout && reason != BudgetExhausted;
+  set_qflag(s, q, kNbWait, wait);
+  if (!wait || variant_ != V6_12) set_qb(s, q, kService, 0);
   set_in_service(s, -1);
   set_timer(s, 0);
   timeout_left_.set(s, 0);
@@ -912,7 +1090,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Why* why) const {
 // queue is expired at once (no budget recalculation).
 void BfqScheduler::bfq_exit_icq(SchedState& s, int q, Why* why) const {
   say(why, "process {} exits (bfq_exit_icq)", t_.workload().procs[std::size_t(q)].name);
-  if (q == in_service(s)) __bfq_bfqq_expire(s, q, why);
+  if (q == in_service(s)) __bfq_bfqq_expire(s, q, BudgetTimeout, why);
 }
 
 // --- the books ---

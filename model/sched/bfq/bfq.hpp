@@ -92,6 +92,9 @@
 //     a request arriving first and the timer firing first are both explored.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/sched/bfq/bfq_decide.hpp"
@@ -101,7 +104,8 @@ namespace blkmc::sched {
 
 class BfqScheduler {
  public:
-  enum Variant : int { V4_13, Refactor, FlashBoost, BetterToIdle };
+  enum Variant : int { V4_13, Refactor, FlashBoost, BetterToIdle, V6_12 };
+  using W = std::int64_t;  // a budget, a service or a B-WF2Q+ timestamp
   // enum bfqq_expiration, in the kernel's order.
   enum Reason : int { TooIdle, BudgetTimeout, BudgetExhausted, NoMoreRequests, Preempted };
 
@@ -153,7 +157,7 @@ class BfqScheduler {
   // Ghost (shadow=V only): a decision of this variant differed from what
   // variant V's decision functions give on the same state.
   bool decision_differed(const SchedState& s) const { return shadow_ >= 0 && differed_.test(s); }
-  int vtime(const SchedState& s) const { return vtime_.get(s); }  // V of the service tree
+  W vtime(const SchedState& s) const { return wide(s, vtime_, vtime_hi_, 0); }  // V of the service tree
   // Ticks since the in-service queue got its budget (last_budget_start),
   // saturating at max(timeout, 6).
   int in_service_ticks(const SchedState& s) const { return in_service_ticks_.get(s); }
@@ -169,8 +173,18 @@ class BfqScheduler {
   // Queue flags (a mask of them for qflags() and the json's "flags").
   static constexpr std::uint8_t kBusy = 1, kIdleTree = 2, kFlag = 4, kIOBound = 8;
   static constexpr std::uint8_t kShadowFlag = 16;  // the shadow variant's flag
-  int qb(const SchedState& s, int q, QByte f) const { return qv_[f].get(s, q); }
-  void set_qb(SchedState& s, int q, QByte f, int v) const { qv_[f].set(s, q, v); }
+  // v6.12: the queue expired empty after no more requests or too idle, and
+  // keeps its budget for a request arriving in time (non_blocking_wait_rq).
+  static constexpr std::uint8_t kNbWait = 32;
+  // v6.12 keeps the kernel's numbers: budgets, services and timestamps
+  // (kBudget..kFinish, V) take 8 bytes; the other variants 1, saturating.
+  W qb(const SchedState& s, int q, QByte f) const {
+    return f <= kFinish ? wide(s, qv_[f], qhi_[f], q) : qv_[f].get(s, q);
+  }
+  void set_qb(SchedState& s, int q, QByte f, W v) const {
+    if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, v);
+    else qv_[f].set(s, q, int(std::clamp<W>(v, 0, 255)));
+  }
   bool qflag(const SchedState& s, int q, std::uint8_t f) const;
   int qflags(const SchedState& s, int q) const;
   bool busy(const SchedState& s, int q) const { return qflag(s, q, kBusy); }
@@ -194,12 +208,16 @@ class BfqScheduler {
   bool seeky_as(const SchedState& s, int q, int variant) const;
   bool symmetric(const SchedState& s, int except_rq = -1) const;
   bool alive(const SchedState& s, int q, int except_rq = -1) const;  // process references
-  int budget_left(const SchedState& s, int q) const {
-    return int(qb(s, q, kBudget)) - int(qb(s, q, kService));
-  }
-  int serv_to_charge(const SchedState& s, int rq) const;
-  int max_budget() const { return max_budget_; }
-  int min_budget() const { return std::max(1, max_budget_ / 32); }
+  W budget_left(const SchedState& s, int q) const { return qb(s, q, kBudget) - qb(s, q, kService); }
+  W serv_to_charge(const SchedState& s, int rq) const;
+  // bfq_max_budget / bfq_min_budget: v6.12 the kernel's defaults, which
+  // hold until 194 budgets were assigned (bfq_stats_min_budgets).
+  W max_budget() const { return variant_ == V6_12 ? 16384 : max_budget_; }
+  W min_budget() const { return std::max<W>(1, max_budget() / 32); }
+  // v6.12: the queue a request joins (the process's bic->bfqq: its own, the
+  // one it was stably merged into, or its class's shared async queue).
+  int queue_of_proc(const SchedState& s, int p) const { return bic_ ? bic_->get(s, p) : p; }
+  int qof(const SchedState& s, int rq) const { return queue_of_proc(s, t_.info(rq).proc); }
   IdleInputs<bool> idle_inputs(const SchedState& s, int q, int except_rq, int variant) const;
   // The decision of `variant` (default: this model's) on this state.
   bool may_idle(const SchedState& s, int q, int except_rq = -1, int variant = -1) const;
@@ -213,8 +231,31 @@ class BfqScheduler {
   void set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const;
   // (S << 22) / w, here rounded up so that a charge to a heavily weighted
   // (raised) queue still moves its finish.
-  int delta(int sectors, int w) const { return (sectors * 120 + std::max(1, w) - 1) / std::max(1, w); }
+  // v6.12: bfq_delta, (service << WFQ_SERVICE_SHIFT) / weight, exactly.
+  W delta(W sectors, int w) const {
+    if (variant_ == V6_12) return (sectors << 22) / std::max(1, w);
+    return (sectors * 120 + std::max(1, w) - 1) / std::max(1, w);
+  }
   int wsum(const SchedState& s) const;
+  W wide(const SchedState& s, const ByteVar& lo, const ByteVar* hi, int i) const {
+    W v = lo.get(s, i);
+    if (variant_ == V6_12)
+      for (int b = 0; b < 7; ++b) v |= W(hi[b].get(s, i)) << (8 * (b + 1));
+    return v;
+  }
+  void set_wide(SchedState& s, const ByteVar& lo, const ByteVar* hi, int i, W v) const {
+    if (variant_ != V6_12) return lo.set(s, i, int(std::clamp<W>(v, 0, 255)));
+    v = std::max<W>(v, 0);
+    lo.set(s, i, int(v & 0xff));
+    for (int b = 0; b < 7; ++b) hi[b].set(s, i, int((v >> (8 * (b + 1))) & 0xff));
+  }
+  void set_vtime(SchedState& s, W v) const { set_wide(s, vtime_, vtime_hi_, 0, v); }
+  // v6.12: the order of the queues in the active tree among equal finishes
+  // (bfq_insert puts an equal finish to the right: the earlier one first).
+  int tree_order(const SchedState& s, int q) const { return order_ ? order_->get(s, q) : q; }
+  void tree_insert(SchedState& s, int q) const;
+  bool asymmetric(const SchedState& s, int q, int except_rq = -1) const;
+  int bfq_create_queue(SchedState& s, int p, Why* why) const;
   void normalize(SchedState& s) const;
 
   // The kernel's functions.
@@ -239,7 +280,7 @@ class BfqScheduler {
   void bfq_recalc_budget(SchedState& s, int q, Reason reason) const;
   bool bfq_bfqq_is_slow(const SchedState& s, int q, Reason reason, int* elapsed) const;
   void bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* why) const;
-  void __bfq_bfqq_expire(SchedState& s, int q, Why* why) const;
+  void __bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const;
   void bfq_exit_icq(SchedState& s, int q, Why* why) const;
   int select_action(const SchedState& s, int q, bool fresh, int variant) const;
   int completion_action(const SchedState& s, int q, int rq, int variant) const;
@@ -250,7 +291,9 @@ class BfqScheduler {
       vtime_, in_service_ticks_;
   BitVar differed_;
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
-  BitVar qflag_[5];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only)
+  ByteVar qhi_[kFinish + 1][7], vtime_hi_[7];  // v6.12: the high bytes
+  std::optional<ByteVar> bic_, order_, last_created_;  // v6.12 only
+  BitVar qflag_[6];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
   int variant_, nq_;
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;

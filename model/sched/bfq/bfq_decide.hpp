@@ -44,6 +44,11 @@ struct IdleInputs {
   B wrb;    // wr_busy_queues > 0
   B sym;    // bfq_symmetric_scenario
   B burst;  // in_large_burst
+  // 5.x and later (v6.12): the terms of idling_needed_for_service_guarantees
+  B asym;   // bfq_asymmetric_scenario(bfqd, bfqq)
+  B tot1;   // bfq_tot_busy_queues(bfqd) == 1
+  B wrlt;   // bfqd->wr_busy_queues < bfq_tot_busy_queues(bfqd)
+  B drv4;   // bfqd->tot_rq_in_driver >= bfqq->dispatched + 4
 };
 
 // 4.13: the boost term knows nothing of slice_idle or the class; the flag
@@ -94,6 +99,18 @@ B bfq_better_to_idle(const IdleInputs<B>& in) {
   return bfq_may_idle_flash_boost(in);
 }
 
+// 6.12 bfq_better_to_idle: throughput boosting only without raised busy
+// queues; service guarantees for a raised queue among others (or with four
+// requests of others in the driver), for an asymmetric scenario, and for
+// the only busy queue. No burst term. (The process-reference test comes
+// first in the kernel: every process here holds its queue.)
+template <class B>
+B bfq_better_to_idle_612(const IdleInputs<B>& in) {
+  const B boosts = bfq_idling_boosts_thr_v414(in) && !in.wrb;
+  const B guarantees = (in.wr && (in.wrlt || in.drv4)) || in.asym || in.tot1;
+  return in.sg || (!in.si0 && in.sync && !in.idlec && (boosts || guarantees));
+}
+
 // bfq_bfqq_must_idle: 4.13 tests slice_idle here; 1/2 moved it into may_idle.
 template <class B>
 B bfq_must_idle_v413(B empty, const IdleInputs<B>& in) {
@@ -106,6 +123,10 @@ B bfq_must_idle_refactor(B empty, const IdleInputs<B>& in) {
 template <class B>
 B bfq_must_idle_flash_boost(B empty, const IdleInputs<B>& in) {
   return empty && bfq_may_idle_flash_boost(in);
+}
+template <class B>
+B bfq_must_idle_612(B empty, const IdleInputs<B>& in) {
+  return empty && bfq_better_to_idle_612(in);
 }
 
 // Inputs of the think-time flag updates (facts A9.1, A9.2).

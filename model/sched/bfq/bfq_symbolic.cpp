@@ -1,6 +1,6 @@
 // BFQ's decision functions for blkmc diff: the templates of bfq_decide.hpp,
 // instantiated over z3::expr and over bool (the variant order is
-// BfqScheduler's: v4.13, refactor, flash-boost, better-to-idle). The idling
+// BfqScheduler's: v4.13, refactor, flash-boost, better-to-idle, v6.12). The idling
 // flag is one input for every version, as in the seed's claim: 4.13's
 // idle_window and 1/2's has_short_ttime are taken as the same bit here; how
 // the two flags are updated differently is the model's shadow check.
@@ -30,13 +30,17 @@ const std::vector<KernelTerm> kIdleInputs = {
     {"wr", "bfqq->wr_coeff > 1"},
     {"wrb", "bfqd->wr_busy_queues > 0"},
     {"sym", "bfq_symmetric_scenario(bfqd)"},
-    {"burst", "bfq_bfqq_in_large_burst(bfqq)"}};
-const std::vector<std::string> kVariants = {"v4.13", "refactor", "flash-boost", "better-to-idle"};
+    {"burst", "bfq_bfqq_in_large_burst(bfqq)"},
+    {"asym", "bfq_asymmetric_scenario(bfqd, bfqq)"},
+    {"tot1", "bfq_tot_busy_queues(bfqd) == 1"},
+    {"wrlt", "bfqd->wr_busy_queues < bfq_tot_busy_queues(bfqd)"},
+    {"drv4", "bfqd->tot_rq_in_driver >= bfqq->dispatched + 4"}};
+const std::vector<std::string> kVariants = {"v4.13", "refactor", "flash-boost", "better-to-idle", "v6.12"};
 
 template <class B, class V>
 IdleInputs<B> idle_inputs(const V& v, std::size_t o) {
-  return {v[o + 0], v[o + 1], v[o + 2],  v[o + 3],  v[o + 4],  v[o + 5], v[o + 6],
-          v[o + 7], v[o + 8], v[o + 9], v[o + 10], v[o + 11], v[o + 12]};
+  return {v[o + 0], v[o + 1], v[o + 2],  v[o + 3],  v[o + 4],  v[o + 5],  v[o + 6], v[o + 7], v[o + 8],
+          v[o + 9], v[o + 10], v[o + 11], v[o + 12], v[o + 13], v[o + 14], v[o + 15], v[o + 16]};
 }
 
 template <class B>
@@ -45,7 +49,8 @@ B may_idle(int variant, const IdleInputs<B>& in) {
     case 0: return bfq_may_idle_v413(in);
     case 1: return bfq_may_idle_refactor(in);
     case 2: return bfq_may_idle_flash_boost(in);
-    default: return bfq_better_to_idle(in);
+    case 3: return bfq_better_to_idle(in);
+    default: return bfq_better_to_idle_612(in);
   }
 }
 
@@ -54,6 +59,7 @@ B must_idle(int variant, B empty, const IdleInputs<B>& in) {
   switch (variant) {
     case 0: return bfq_must_idle_v413(empty, in);
     case 1: return bfq_must_idle_refactor(empty, in);
+    case 4: return bfq_must_idle_612(empty, in);
     default: return bfq_must_idle_flash_boost(empty, in);  // 4.19: empty && better_to_idle
   }
 }
