@@ -210,7 +210,7 @@ void BfqScheduler::init(SchedState& s) const {
     ttime_samples_.set(s, q, 0);
     for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait}) set_qflag(s, q, f, false);
     set_qflag(s, q, kIOBound, true);
-    set_qflag(s, q, kFlag, sync(q));
+    set_qflag(s, q, kFlag, sync(q) && (variant_ != V6_12 || klass(q) != IDLE));  // 6.12: not for IDLE
     set_qflag(s, q, kShadowFlag, sync(q));
     set_qb(s, q, kMaxBudget, max_budget() * 2 / 3);
     set_qb(s, q, kSeekHist, 1);
@@ -244,6 +244,9 @@ int BfqScheduler::qflags(const SchedState& s, int q) const {
 bool BfqScheduler::sync(int q) const { return sync_[std::size_t(q)]; }
 int BfqScheduler::klass(int q) const { return t_.workload().procs[std::size_t(q)].prio; }
 int BfqScheduler::orig_weight(int q) const {
+  // bfq_set_next_ioprio_data: an IDLE queue takes the lowest level, 7 (v6.12;
+  // the older variants keep the process's level).
+  if (variant_ == V6_12 && klass(q) == IDLE) return 10;
   return (8 - std::clamp(t_.workload().procs[std::size_t(q)].level, 0, 7)) * 10;
 }
 
@@ -676,7 +679,10 @@ void BfqScheduler::bfq_update_flag(SchedState& s, int q, int v, Why* why) const 
 // the activation, activation, preemption of the in-service queue).
 void BfqScheduler::bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq,
                                                     Why* why) const {
-  const bool interactive = sync(q) && dispatched(s, q) == 0 && qb(s, q, kIdleSince) >= wr_min_idle_;
+  // 6.12 raises only a queue of the default weight (ioprio level 4 of its
+  // class: the user set no weight of their own).
+  const bool interactive = sync(q) && dispatched(s, q) == 0 && qb(s, q, kIdleSince) >= wr_min_idle_ &&
+                           (variant_ != V6_12 || orig_weight(q) == 40);
   const bool wr_or_deserves_wr = low_latency_ && (raised(s, q) || interactive);
   // bfq_bfqq_update_budg_for_activation: v6.12 gives a queue whose request
   // arrived in time after its wait (within 3 idle slices of its last
