@@ -158,6 +158,7 @@ void BfqScheduler::declare(Schema& sc) const {
   sc.integer("tree_order", 0, 255, q);
   sc.integer("bic_bfqq", -1, nq_ - 1, sc.block("bic", nq_));
   sc.integer("last_bfqq_created", -1, nq_ - 1);
+  sc.integer("next_in_service", -1, nq_ - 1);
 }
 
 void BfqScheduler::resolve(const Schema& sc) {
@@ -186,6 +187,7 @@ void BfqScheduler::resolve(const Schema& sc) {
   order_ = byte("tree_order");
   bic_ = byte("bic_bfqq");
   last_created_ = byte("last_bfqq_created");
+  next_ = byte("next_in_service");
 }
 
 void BfqScheduler::init(SchedState& s) const {
@@ -201,6 +203,7 @@ void BfqScheduler::init(SchedState& s) const {
   last_position_.set(s, 0);
   set_vtime(s, 0);
   if (last_created_) last_created_->set(s, -1);
+  if (next_) next_->set(s, -1);
   for (int q = 0; q < nq_; ++q) {
     if (bic_) bic_->set(s, q, -1);  // queues are made at a process's first request
     if (order_) order_->set(s, q, 0);
@@ -528,6 +531,7 @@ bool BfqScheduler::has_work(const SchedState& s) const {
 // start of a queue on the tree); with no busy queue the tree is empty: V
 // back to 0 and the idle tree forgotten (bfq_forget_idle).
 void BfqScheduler::normalize(SchedState& s) const {
+  if (variant_ == V6_12) return rebase(s);
   W base = vtime(s);
   bool any = false;
   for (int q = 0; q < nq_; ++q) {
@@ -547,12 +551,51 @@ void BfqScheduler::normalize(SchedState& s) const {
     }
   }
   if (!any) set_vtime(s, 0);
-  if (!order_) return;
-  // the active tree's order as ranks 1..n
+}
+
+// v6.12 keeps the kernel's timestamps whole: a queue off the trees keeps
+// its start and finish (a backshifted activation reads its finish), and V
+// never returns to 0. Only a common base is taken off V and every made
+// queue's timestamps (their differences are all the kernel compares), and
+// the active tree's order kept as ranks 1..n.
+void BfqScheduler::rebase(SchedState& s) const {
+  W base = vtime(s);
+  for (int q = 0; q < nq_; ++q)
+    if (made(s, q)) base = std::min({base, qb(s, q, kStart), qb(s, q, kFinish)});
+  set_vtime(s, vtime(s) - base);
+  for (int q = 0; q < nq_; ++q)
+    if (made(s, q)) {
+      set_qb(s, q, kStart, qb(s, q, kStart) - base);
+      set_qb(s, q, kFinish, qb(s, q, kFinish) - base);
+    }
   int rank = 0;
   for (int r = 1; r <= 255 && rank < nq_; ++r)
     for (int q = 0; q < nq_; ++q)
       if (order_->get(s, q) == r) order_->set(s, q, ++rank);
+}
+
+bool BfqScheduler::made(const SchedState& s, int q) const {
+  for (int p = 0; p < nq_; ++p)
+    if (queue_of_proc(s, p) == q) return true;
+  return false;
+}
+
+// bfq_forget_idle (v6.12), after V moves: with no queue on the active tree
+// (the in-service one is off it), V goes to the last idle finish if that is
+// not ahead; the first idle queue leaves the idle tree once V reaches its
+// finish.
+void BfqScheduler::bfq_forget_idle(SchedState& s) const {
+  if (variant_ != V6_12) return;
+  int first = -1, last = -1;
+  bool active = false;
+  for (int q = 0; q < nq_; ++q) {
+    active = active || (busy(s, q) && q != in_service(s));
+    if (!qflag(s, q, kIdleTree)) continue;
+    if (first < 0 || qb(s, q, kFinish) < qb(s, first, kFinish)) first = q;
+    if (last < 0 || qb(s, q, kFinish) > qb(s, last, kFinish)) last = q;
+  }
+  if (!active && last >= 0 && qb(s, last, kFinish) <= vtime(s)) set_vtime(s, qb(s, last, kFinish));
+  if (first >= 0 && qb(s, first, kFinish) <= vtime(s)) set_qflag(s, first, kIdleTree, false);
 }
 
 // The sum of the weights on the tree (busy and idle-tree queues).
@@ -584,6 +627,7 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
   set_qflag(s, q, kIdleTree, false);
   set_qflag(s, q, kBusy, true);
   tree_insert(s, q);
+  bfq_update_next_in_service(s, q, false);
   normalize(s);
 }
 
@@ -839,7 +883,67 @@ int BfqScheduler::bfq_select_queue(SchedState& s, Why* why) const {
 // bfq_set_in_service_queue -> bfq_lookup_next_entity: the highest class
 // with a busy queue; V = max(V, smallest start); among the eligible queues
 // (start <= V) the smallest finish.
+// bfq_lookup_next_entity (v6.12): the highest class with a queue on the
+// active tree (busy, not in service); its V would jump to their smallest
+// start (and does, with no queue in service or at an expiration); among
+// the queues eligible at the jumped V, the smallest finish, ties to the
+// earlier insertion.
+int BfqScheduler::bfq_lookup_next_entity(SchedState& s, bool in_service) const {
+  for (int cls = RT; cls <= IDLE; ++cls) {
+    W minstart = -1;
+    for (int q = 0; q < nq_; ++q)
+      if (busy(s, q) && q != in_service_queue(s) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart))
+        minstart = qb(s, q, kStart);
+    if (minstart < 0) continue;
+    const W v = std::max(vtime(s), minstart);
+    if (!in_service && v > vtime(s)) {  // bfq_update_vtime
+      set_vtime(s, v);
+      bfq_forget_idle(s);
+    }
+    int best = -1;
+    for (int q = 0; q < nq_; ++q) {
+      if (!busy(s, q) || q == in_service_queue(s) || klass(q) != cls || qb(s, q, kStart) > v) continue;
+      if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish) ||
+          (qb(s, q, kFinish) == qb(s, best, kFinish) && tree_order(s, q) < tree_order(s, best)))
+        best = q;
+    }
+    return best;
+  }
+  return -1;
+}
+
+// bfq_update_next_in_service (v6.12): a queue just (re)inserted becomes
+// the next one without a lookup if there is none, or if it is of the same
+// class, eligible and finishes earlier; otherwise a lookup decides.
+void BfqScheduler::bfq_update_next_in_service(SchedState& s, int new_q, bool expiration) const {
+  if (!next_) return;
+  int next = next_->get(s);
+  bool change = false;
+  if (new_q >= 0 && new_q != next) {
+    change = next < 0 || (klass(new_q) == klass(next) && qb(s, new_q, kStart) <= vtime(s) &&
+                          qb(s, next, kFinish) > qb(s, new_q, kFinish));
+    if (change) next = new_q;
+  }
+  if (!change) next = bfq_lookup_next_entity(s, in_service(s) >= 0 && !expiration);
+  next_->set(s, next);
+}
+
 int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
+  if (next_) {
+    // bfq_get_next_queue: the cached next_in_service, out of the active
+    // tree, then the next one looked up with a queue in service.
+    const int best = busy_queues(s) > 0 ? next_->get(s) : -1;
+    if (best < 0) return -1;
+    set_in_service(s, best);
+    order_->set(s, best, 0);
+    bfq_update_next_in_service(s, -1, false);
+    timeout_left_.set(s, u8(clock_ ? timeout_ * (raised(s, best) ? 30 : 1) : 0));
+    in_service_ticks_.set(s, 0);
+    normalize(s);
+    say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})", t_.workload().procs[std::size_t(best)].name,
+        vtime(s), qb(s, best, kStart), qb(s, best, kFinish), qb(s, best, kBudget), raised(s, best) ? ", raised" : "");
+    return best;
+  }
   int cls = 3;
   for (int q = 0; q < nq_; ++q)
     if (busy(s, q)) cls = std::min(cls, klass(q));
@@ -847,7 +951,10 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   W minstart = -1;
   for (int q = 0; q < nq_; ++q)
     if (busy(s, q) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart)) minstart = qb(s, q, kStart);
-  set_vtime(s, std::max(vtime(s), minstart));
+  if (minstart > vtime(s)) {  // bfq_update_vtime
+    set_vtime(s, minstart);
+    bfq_forget_idle(s);
+  }
   int best = -1;
   for (int q = 0; q < nq_; ++q) {
     if (!busy(s, q) || klass(q) != cls || qb(s, q, kStart) > vtime(s)) continue;
@@ -874,6 +981,7 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
   const W charge = serv_to_charge(s, rq);
   set_qb(s, q, kService, qb(s, q, kService) + charge);
   set_vtime(s, vtime(s) + delta(charge, wsum(s)));  // bfq_bfqq_served
+  bfq_forget_idle(s);
   normalize(s);
   t_.set_status(s, rq, St::Idle);
   say(why, "charged {} to bfqq[{}] ({}/{})", charge, t_.workload().procs[std::size_t(q)].name,
@@ -1067,7 +1175,14 @@ void BfqScheduler::bfq_recalc_budget(SchedState& s, int q, Reason reason) const 
 void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* why) const {
   const int w = weight(s, q);
   const W served_to = qb(s, q, kStart) + delta(qb(s, q, kService), w);
-  if (queued(s, q) == 0) {
+  // 6.12 keeps an empty queue preempted while idling is needed for its
+  // service guarantees busy: it is requeued, not deactivated.
+  bool keep = false;
+  if (variant_ == V6_12 && reason == Preempted) {
+    const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
+    keep = (in.wr && (in.wrlt || in.drv4)) || in.asym || in.tot1;
+  }
+  if (queued(s, q) == 0 && !keep) {
     set_qb(s, q, kFinish, served_to);
     set_qflag(s, q, kBusy, false);
     set_qflag(s, q, kIdleTree, served_to > vtime(s));
@@ -1077,6 +1192,9 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
     set_qb(s, q, kStart, served_to);
     set_qb(s, q, kFinish, served_to + delta(qb(s, q, kBudget), w));
     tree_insert(s, q);
+    set_in_service(s, -1);  // bfq_update_next_in_service(.., expiration): V may jump
+    bfq_update_next_in_service(s, q, true);
+    set_in_service(s, q);
     say(why, "bfqq[{}] requeued: S={} F={}", t_.workload().procs[std::size_t(q)].name,
         qb(s, q, kStart), qb(s, q, kFinish));
   }
@@ -1109,7 +1227,7 @@ bool BfqScheduler::accounting_ok(const SchedState& s) const {
   for (int q = 0; q < nq_; ++q) {
     const bool has = queued(s, q) > 0;
     if (has && !busy(s, q)) return false;
-    if (busy(s, q) && !has && q != in) return false;
+    if (busy(s, q) && !has && q != in && variant_ != V6_12) return false;  // 6.12 may requeue it empty
   }
   return in < 0 || busy(s, in);
 }

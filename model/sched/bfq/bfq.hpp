@@ -257,6 +257,12 @@ class BfqScheduler {
   bool asymmetric(const SchedState& s, int q, int except_rq = -1) const;
   int bfq_create_queue(SchedState& s, int p, Why* why) const;
   void normalize(SchedState& s) const;
+  void rebase(SchedState& s) const;
+  bool made(const SchedState& s, int q) const;  // v6.12: some process's bic holds queue q
+  void bfq_forget_idle(SchedState& s) const;
+  int bfq_lookup_next_entity(SchedState& s, bool in_service) const;
+  void bfq_update_next_in_service(SchedState& s, int new_q, bool expiration) const;
+  int in_service_queue(const SchedState& s) const { return in_service_.get(s); }
 
   // The kernel's functions.
   void bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const;
@@ -292,7 +298,7 @@ class BfqScheduler {
   BitVar differed_;
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
   ByteVar qhi_[kFinish + 1][7], vtime_hi_[7];  // v6.12: the high bytes
-  std::optional<ByteVar> bic_, order_, last_created_;  // v6.12 only
+  std::optional<ByteVar> bic_, order_, last_created_, next_;  // v6.12 only
   BitVar qflag_[6];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
   int variant_, nq_;
   bool clock_;

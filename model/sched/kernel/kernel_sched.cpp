@@ -616,7 +616,12 @@ void BfqCode::story_json(const RqTable& t, const blkmc_region& r, nlohmann::json
                   {"fifo", name_list(t, q.fifo)},
                   {"weight", q.weight},
                   {"wr_coeff", q.wr_coeff},
-                  {"ref", q.ref}});
+                  {"ref", q.ref},
+                  {"budget", q.budget},
+                  {"service", q.service},
+                  {"start", q.start},
+                  {"finish", q.finish},
+                  {"vtime", q.vtime}});
   }
 }
 

@@ -89,6 +89,8 @@ struct blkmc_bfq_queue {
   int16_t proc;  /* the workload process that made it (bfqq->pid), -1 none */
   uint8_t sync, busy;
   int32_t weight, wr_coeff, ref, pad;
+  int64_t budget, service;          /* entity.budget, entity.service */
+  uint64_t start, finish, vtime;    /* B-WF2Q+: entity.start, .finish, its tree's vtime */
   struct blkmc_idlist fifo;
 };
 struct blkmc_bfq_view {

@@ -5,7 +5,8 @@
  *
  *   view   BFQ's queues (the bfq_queue pool's objects in use): the process
  *          that made each (bfqq->pid), sync, busy, weight, weight raising,
- *          references and its requests in fifo order; the in-service queue,
+ *          references, budget and service, B-WF2Q+ start, finish and its
+ *          tree's virtual time, and its requests in fifo order; the in-service queue,
  *          the idle-slice timer, bfqd->queued and bfqd->dispatch: a
  *          trace's state and its story
  *   books  bfqd->queued (the requests in BFQ's queues) and the length of
@@ -51,6 +52,11 @@ static void blkmc_bfq_view(struct blkmc_region *r) {
     o->weight = (int32_t)q->entity.weight;
     o->wr_coeff = (int32_t)q->wr_coeff;
     o->ref = q->ref;
+    o->budget = q->entity.budget;
+    o->service = q->entity.service;
+    o->start = q->entity.start;
+    o->finish = q->entity.finish;
+    o->vtime = bfq_entity_service_tree(&q->entity)->vtime;
     blkmc_walk_list(r, &o->fifo, &q->fifo);
     if (q == bfqd->in_service_queue) v->in_service = v->nq;
     ++v->nq;
