@@ -1142,7 +1142,9 @@ void BfqScheduler::bfq_bfqq_charge_time(SchedState& s, int q, int elapsed, Why* 
 
 // __bfq_bfqq_recalc_budget (facts A3).
 void BfqScheduler::bfq_recalc_budget(SchedState& s, int q, Reason reason) const {
-  if (reason == Preempted) return;
+  // A preempted queue keeps its budget; 6.12 only a sync non-raised one
+  // (the switch's default), a raised or async queue gets its new budget.
+  if (reason == Preempted && (variant_ != V6_12 || (sync(q) && !raised(s, q)))) return;
   const W mn = min_budget(), mx = max_budget();
   W b = qb(s, q, kMaxBudget);
   if (raised(s, q)) {
