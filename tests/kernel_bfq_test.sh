@@ -122,6 +122,15 @@ for case in "bfq-flash-readers:4:the kernel's code dispatches r2.0; blkmc's mode
   contains "$T/out" "DEPARTURE: $what" "$w: the departure says what differs"
 done
 
+# The v6.12 variant conforms where better-to-idle departs, on every
+# interleaving, and its worst wait on the flash readers is the code's.
+for w in bfq-flash-readers bfq-seeky-ncq bfq-idle-class; do
+  expect 0 "conform v6.12 $w" -- "$B" conform bfq -v v6.12 --kernel "$K" --workload "$w" -q
+  contains "$T/out" "conforms               holds" "v6.12 conforms on $w"
+done
+expect 0 "v6.12: the flash readers' worst wait" -- "$B" check bfq -v v6.12 --workload bfq-flash-readers --prop max-wait -q
+contains "$T/out" "max-wait               max = 3" "v6.12: the code's worst wait (3)"
+
 # --- 6.1's BFQ (where linux-source-6.1 is installed) -----------------------
 tar1=/usr/src/linux-source-6.1.tar.xz
 if [ -f "$tar1" ]; then

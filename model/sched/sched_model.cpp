@@ -102,7 +102,9 @@ SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
   const int sched0 = int(schema_.vars().size());
   sched_.declare(schema_);
   schema_.layout();
-  if (schema_.bytes() > State::capacity) throw UsageError("sched: the workload does not fit the state");
+  if (schema_.bytes() > State::capacity)
+    throw UsageError(fmt::format("sched: the workload does not fit the state ({} bytes, at most {})", schema_.bytes(),
+                                 State::capacity));
   rq_.resolve(schema_);
   auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
   pc_ = byte("pc");

@@ -153,8 +153,8 @@ void BfqScheduler::declare(Schema& sc) const {
   // v6.12: the high bytes of the wide numbers, each process's queue (bic),
   // each queue's place among equal finishes, bfqd->last_bfqq_created.
   for (int f = 0; f <= kFinish; ++f)
-    for (int b = 1; b < 8; ++b) sc.integer(fmt::format("{}.{}", kQByteNames[f], b), 0, 255, q);
-  for (int b = 1; b < 8; ++b) sc.integer(fmt::format("vtime.{}", b), 0, 255);
+    for (int b = 1; b <= hi_bytes(f); ++b) sc.integer(fmt::format("{}.{}", kQByteNames[f], b), 0, 255, q);
+  for (int b = 1; b <= hi_bytes(kStart); ++b) sc.integer(fmt::format("vtime.{}", b), 0, 255);
   sc.integer("tree_order", 0, 255, q);
   sc.integer("bic_bfqq", -1, nq_ - 1, sc.block("bic", nq_));
   sc.integer("last_bfqq_created", -1, nq_ - 1);
@@ -182,8 +182,8 @@ void BfqScheduler::resolve(const Schema& sc) {
   if (variant_ != V6_12) return;
   qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
   for (int f = 0; f <= kFinish; ++f)
-    for (int b = 1; b < 8; ++b) qhi_[f][b - 1] = byte(fmt::format("{}.{}", kQByteNames[f], b).c_str());
-  for (int b = 1; b < 8; ++b) vtime_hi_[b - 1] = byte(fmt::format("vtime.{}", b).c_str());
+    for (int b = 1; b <= hi_bytes(f); ++b) qhi_[f][b - 1] = byte(fmt::format("{}.{}", kQByteNames[f], b).c_str());
+  for (int b = 1; b <= hi_bytes(kStart); ++b) vtime_hi_[b - 1] = byte(fmt::format("vtime.{}", b).c_str());
   order_ = byte("tree_order");
   bic_ = byte("bic_bfqq");
   last_created_ = byte("last_bfqq_created");

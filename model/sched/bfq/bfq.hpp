@@ -33,6 +33,15 @@
 //   better-to-idle  4.19 bfq_better_to_idle: the 4.14 formula; the 4.19
 //                   SEEKY threshold (19 of 32 instead of 4 of 32) and async
 //                   charge factor 3.
+//   v6.12           5.13+ as in 6.12 (docs/models/bfq.md, "The v6.12
+//                   variant"): queues made at a process's first request and
+//                   stably merged (bic per process), shared async queues, the
+//                   kernel's budgets and exact B-WF2Q+ timestamps (wide
+//                   fields) with next_in_service, bfq_forget_idle and ties to
+//                   the earlier insertion, bfq_better_to_idle_612, hole
+//                   recovery, 6.12's preemption and budgets; conforms to the
+//                   code on bfq-flash-readers, -seeky-ncq and -idle-class.
+//                   The abstractions below hold for the other four variants.
 //
 // Abstractions (documented, all sizes scaled down to ticks and small
 // sector numbers):
@@ -157,7 +166,7 @@ class BfqScheduler {
   // Ghost (shadow=V only): a decision of this variant differed from what
   // variant V's decision functions give on the same state.
   bool decision_differed(const SchedState& s) const { return shadow_ >= 0 && differed_.test(s); }
-  W vtime(const SchedState& s) const { return wide(s, vtime_, vtime_hi_, 0); }  // V of the service tree
+  W vtime(const SchedState& s) const { return wide(s, vtime_, vtime_hi_, 0, hi_bytes(kStart)); }  // V of the service tree
   // Ticks since the in-service queue got its budget (last_budget_start),
   // saturating at max(timeout, 6).
   int in_service_ticks(const SchedState& s) const { return in_service_ticks_.get(s); }
@@ -179,10 +188,10 @@ class BfqScheduler {
   // v6.12 keeps the kernel's numbers: budgets, services and timestamps
   // (kBudget..kFinish, V) take 8 bytes; the other variants 1, saturating.
   W qb(const SchedState& s, int q, QByte f) const {
-    return f <= kFinish ? wide(s, qv_[f], qhi_[f], q) : qv_[f].get(s, q);
+    return f <= kFinish ? wide(s, qv_[f], qhi_[f], q, hi_bytes(f)) : qv_[f].get(s, q);
   }
   void set_qb(SchedState& s, int q, QByte f, W v) const {
-    if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, v);
+    if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, hi_bytes(f), v);
     else qv_[f].set(s, q, int(std::clamp<W>(v, 0, 255)));
   }
   bool qflag(const SchedState& s, int q, std::uint8_t f) const;
@@ -237,19 +246,23 @@ class BfqScheduler {
     return (sectors * 120 + std::max(1, w) - 1) / std::max(1, w);
   }
   int wsum(const SchedState& s) const;
-  W wide(const SchedState& s, const ByteVar& lo, const ByteVar* hi, int i) const {
+  // v6.12's high bytes: 1 for a budget or a service (the kernel's 16384
+  // sectors at most), 4 for a timestamp or V (relative to the smallest, they
+  // stay below 2^36: a finish is at most 16384 << 22 / 10 ahead).
+  static constexpr int hi_bytes(int f) { return f >= kStart ? 4 : 1; }
+  W wide(const SchedState& s, const ByteVar& lo, const ByteVar* hi, int i, int n) const {
     W v = lo.get(s, i);
     if (variant_ == V6_12)
-      for (int b = 0; b < 7; ++b) v |= W(hi[b].get(s, i)) << (8 * (b + 1));
+      for (int b = 0; b < n; ++b) v |= W(hi[b].get(s, i)) << (8 * (b + 1));
     return v;
   }
-  void set_wide(SchedState& s, const ByteVar& lo, const ByteVar* hi, int i, W v) const {
+  void set_wide(SchedState& s, const ByteVar& lo, const ByteVar* hi, int i, int n, W v) const {
     if (variant_ != V6_12) return lo.set(s, i, int(std::clamp<W>(v, 0, 255)));
-    v = std::max<W>(v, 0);
+    v = std::clamp<W>(v, 0, (W(1) << (8 * (n + 1))) - 1);
     lo.set(s, i, int(v & 0xff));
-    for (int b = 0; b < 7; ++b) hi[b].set(s, i, int((v >> (8 * (b + 1))) & 0xff));
+    for (int b = 0; b < n; ++b) hi[b].set(s, i, int((v >> (8 * (b + 1))) & 0xff));
   }
-  void set_vtime(SchedState& s, W v) const { set_wide(s, vtime_, vtime_hi_, 0, v); }
+  void set_vtime(SchedState& s, W v) const { set_wide(s, vtime_, vtime_hi_, 0, hi_bytes(kStart), v); }
   // v6.12: the order of the queues in the active tree among equal finishes
   // (bfq_insert puts an equal finish to the right: the earlier one first).
   int tree_order(const SchedState& s, int q) const { return order_ ? order_->get(s, q) : q; }
@@ -297,7 +310,7 @@ class BfqScheduler {
       vtime_, in_service_ticks_;
   BitVar differed_;
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
-  ByteVar qhi_[kFinish + 1][7], vtime_hi_[7];  // v6.12: the high bytes
+  ByteVar qhi_[kFinish + 1][4], vtime_hi_[4];  // v6.12: the high bytes
   std::optional<ByteVar> bic_, order_, last_created_, next_;  // v6.12 only
   BitVar qflag_[6];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
   int variant_, nq_;
