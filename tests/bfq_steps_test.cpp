@@ -137,7 +137,9 @@ TEST_CASE("bfq decide: the decision functions instantiate over a symbolic type")
   // knows neither the symmetric term nor bursts.
   CHECK(bfq_better_to_idle_612(in).e.find("tot1") != std::string::npos);
   CHECK(bfq_better_to_idle_612(in).e.find("asym") != std::string::npos);
-  CHECK(bfq_better_to_idle_612(in).e.find("sym)") == std::string::npos);
+  std::string no_asym = bfq_better_to_idle_612(in).e;
+  for (auto at = no_asym.find("asym"); at != std::string::npos; at = no_asym.find("asym")) no_asym.erase(at, 4);
+  CHECK(no_asym.find("sym") == std::string::npos);
   CHECK(bfq_better_to_idle_612(in).e.find("burst") == std::string::npos);
   CHECK(!bfq_must_idle_v413(Sym{"empty"}, in).e.empty());
   CHECK(!bfq_must_idle_refactor(Sym{"empty"}, in).e.empty());
