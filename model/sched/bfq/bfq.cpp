@@ -150,6 +150,9 @@ void BfqScheduler::declare(Schema& sc) const {
   sc.integer("last_position", 0, 255);
   if (variant_ != V6_12) return;
   sc.bit(kQFlagNames[5], q);
+  sc.bit("ttime_ended", q);
+  sc.integer("ttime_samples256", 0, 255, q);
+  for (int b = 0; b <= 4; ++b) sc.integer(fmt::format("ttime_total.{}", b), 0, 255, q);
   // v6.12: the high bytes of the wide numbers, each process's queue (bic),
   // each queue's place among equal finishes, bfqd->last_bfqq_created.
   for (int f = 0; f <= kFinish; ++f)
@@ -181,6 +184,10 @@ void BfqScheduler::resolve(const Schema& sc) {
   last_position_ = byte("last_position");
   if (variant_ != V6_12) return;
   qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
+  qflag_[6] = sc.bit_var(sc.find("ttime_ended"));
+  tt_samples_ = byte("ttime_samples256");
+  tt_total_ = byte("ttime_total.0");
+  for (int b = 1; b <= 4; ++b) tt_total_hi_[b - 1] = byte(fmt::format("ttime_total.{}", b).c_str());
   for (int f = 0; f <= kFinish; ++f)
     for (int b = 1; b <= hi_bytes(f); ++b) qhi_[f][b - 1] = byte(fmt::format("{}.{}", kQByteNames[f], b).c_str());
   for (int b = 1; b <= hi_bytes(kStart); ++b) vtime_hi_[b - 1] = byte(fmt::format("vtime.{}", b).c_str());
@@ -207,11 +214,15 @@ void BfqScheduler::init(SchedState& s) const {
   for (int q = 0; q < nq_; ++q) {
     if (bic_) bic_->set(s, q, -1);  // queues are made at a process's first request
     if (order_) order_->set(s, q, 0);
+    if (tt_samples_) {
+      tt_samples_->set(s, q, 0);
+      set_wide(s, *tt_total_, tt_total_hi_, q, 4, 0);
+    }
     next_rq_.set(s, q, -1);
     for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);  // also the high bytes
     ttime_mean_.set(s, q, 0);
     ttime_samples_.set(s, q, 0);
-    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait}) set_qflag(s, q, f, false);
+    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait, kEnded}) set_qflag(s, q, f, false);
     set_qflag(s, q, kIOBound, true);
     set_qflag(s, q, kFlag, sync(q) && (variant_ != V6_12 || klass(q) != IDLE));  // 6.12: not for IDLE
     set_qflag(s, q, kShadowFlag, sync(q));
@@ -225,13 +236,13 @@ void BfqScheduler::init(SchedState& s) const {
 // sync(q) (nothing updates it).
 bool BfqScheduler::qflag(const SchedState& s, int q, std::uint8_t f) const {
   if (f == kShadowFlag && shadow_ < 0) return sync(q);
-  if (f == kNbWait && variant_ != V6_12) return false;
+  if ((f == kNbWait || f == kEnded) && variant_ != V6_12) return false;
   return qflag_[std::countr_zero(unsigned(f))].test(s, q);
 }
 
 void BfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const {
   if (f == kShadowFlag && shadow_ < 0) return;
-  if (f == kNbWait && variant_ != V6_12) return;
+  if ((f == kNbWait || f == kEnded) && variant_ != V6_12) return;
   qflag_[std::countr_zero(unsigned(f))].set(s, q, on);
 }
 
@@ -658,6 +669,11 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
   say(why, "bfq_insert_request: {} into bfqq[{}] ({} {} w{})", t_.name(rq),
       t_.workload().procs[std::size_t(q)].name, sync(q) ? "sync" : "async", kClass[klass(q)],
       orig_weight(q));
+  if (variant_ == V6_12) {
+    bfq_update_io_thinktime_612(s, q);
+    bfq_update_has_short_ttime_612(s, q, why);
+    bfq_update_io_seektime(s, q, rq);
+  }
   // bfq_add_request: is the new request a better next one, seen from the head?
   const int was = next_rq(s, q);
   next_rq_.set(s, q, bfq_choose_req(was, rq, last_position(s)));
@@ -667,6 +683,35 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
   // bfq_add_request: an idle queue becomes busy.
   if (!busy(s, q)) bfq_bfqq_handle_idle_busy_switch(s, q, rq, why);
   bfq_rq_enqueued(s, q, rq, why);
+}
+
+// 6.12's __bfq_insert_request samples the think time, updates
+// has_short_ttime and the seek history before bfq_add_request.
+// bfq_update_io_thinktime: only for a queue that is not busy with nothing
+// in flight; the time since its last completion (a queue that never
+// completed one counts from before its creation: the cap, 2 idle slices),
+// in ns, slice_idle read in ms; samples and total decay by 7/8 in 256ths.
+void BfqScheduler::bfq_update_io_thinktime_612(SchedState& s, int q) const {
+  if (dispatched(s, q) > 0 || busy(s, q)) return;
+  const W cap = 2 * W(slice_idle_) * 1000000;
+  const W elapsed = qflag(s, q, kEnded) ? std::min<W>(qb(s, q, kSince) * 1000000, cap) : cap;
+  const W n = (7 * tt_samples_->get(s, q) + 256) / 8;
+  const W total = (7 * wide(s, *tt_total_, tt_total_hi_, q, 4) + 256 * elapsed) / 8;
+  tt_samples_->set(s, q, int(n));
+  set_wide(s, *tt_total_, tt_total_hi_, q, 4, total);
+}
+
+// bfq_update_has_short_ttime (6.12): long once more than 80 samples (in
+// 256ths) average above half an idle slice.
+void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why) const {
+  if (!sync(q) || klass(q) == IDLE || slice_idle_ == 0) return;
+  const W n = tt_samples_->get(s, q);
+  const W mean = n > 0 ? (wide(s, *tt_total_, tt_total_hi_, q, 4) + 128) / n : 0;
+  const bool now = !(n > 80 && mean > W(slice_idle_) * 1000000 / 2);
+  if (now != qflag(s, q, kFlag))
+    say(why, "bfq_update_has_short_ttime: bfqq[{}] has_short_ttime {} (think time {} us)",
+        t_.workload().procs[std::size_t(q)].name, now ? "set" : "cleared", mean / 1000);
+  set_qflag(s, q, kFlag, now);
 }
 
 // bfq_update_io_thinktime: a sample of the time since the last completion.
@@ -779,6 +824,20 @@ void BfqScheduler::bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq
 // bfq_rq_enqueued: think time, seek history and the idling flag (in the
 // order of each version); a request for the in-service queue ends a wait.
 void BfqScheduler::bfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const {
+  if (variant_ == V6_12) {
+    // the think time, has_short_ttime and seek history came before the add;
+    // a small awaited request keeps the wait only where idling boosts
+    // throughput without issues.
+    if (q != in_service(s) || !wait_request(s)) return;
+    const bool small = queued(s, q) == 1 && t_.info(rq).size < 32;
+    const bool timed_out = clock_ && timeout_left(s) == 0;
+    const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
+    if (small && bfq_idling_boosts_thr_v414(in) && !in.wrb && !timed_out) return;
+    set_timer(s, 0);
+    say(why, "bfq_rq_enqueued: idle timer cancelled");
+    if (timed_out) bfq_bfqq_expire(s, q, BudgetTimeout, why);
+    return;
+  }
   bfq_update_io_thinktime(s, q);
   // 1/2 and later: the flag first, on every enqueue; 4.13: after the seek
   // update, and only if service > max_budget/8 or the queue is not seeky.
@@ -995,6 +1054,7 @@ void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const 
   const int q = qof(s, rq);
   bfq_update_hw_tag(s, rq, why);
   if (sync(q)) set_qb(s, q, kSince, 0);  // ttime.last_end_request = now
+  set_qflag(s, q, kEnded, true);
   const std::string name = t_.workload().procs[std::size_t(q)].name;
   if (q == in_service(s)) {
     const int act = completion_action(s, q, rq, variant_);

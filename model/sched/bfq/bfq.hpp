@@ -185,6 +185,7 @@ class BfqScheduler {
   // v6.12: the queue expired empty after no more requests or too idle, and
   // keeps its budget for a request arriving in time (non_blocking_wait_rq).
   static constexpr std::uint8_t kNbWait = 32;
+  static constexpr std::uint8_t kEnded = 64;  // v6.12: a request of it completed (ttime.last_end_request)
   // v6.12 keeps the kernel's numbers: budgets, services and timestamps
   // (kBudget..kFinish, V) take 8 bytes; the other variants 1, saturating.
   W qb(const SchedState& s, int q, QByte f) const {
@@ -280,6 +281,8 @@ class BfqScheduler {
   // The kernel's functions.
   void bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const;
   void bfq_update_io_thinktime(SchedState& s, int q) const;
+  void bfq_update_io_thinktime_612(SchedState& s, int q) const;
+  void bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why) const;
   void bfq_update_io_seektime(SchedState& s, int q, int rq) const;
   void bfq_update_flag(SchedState& s, int q, int variant, Why* why) const;
   void bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq, Why* why) const;
@@ -311,8 +314,9 @@ class BfqScheduler {
   BitVar differed_;
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
   ByteVar qhi_[kFinish + 1][4], vtime_hi_[4];  // v6.12: the high bytes
-  std::optional<ByteVar> bic_, order_, last_created_, next_;  // v6.12 only
-  BitVar qflag_[6];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
+  std::optional<ByteVar> bic_, order_, last_created_, next_, tt_samples_, tt_total_;  // v6.12 only
+  ByteVar tt_total_hi_[4];
+  BitVar qflag_[7];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
   int variant_, nq_;
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;

@@ -88,6 +88,8 @@ struct blkmc_dd_view {
 struct blkmc_bfq_queue {
   int16_t proc;  /* the workload process that made it (bfqq->pid), -1 none */
   uint8_t sync, busy;
+  uint8_t short_ttime, io_bound, wait_request, pad8; /* bfqq flags */
+  int32_t dispatched, waker;   /* bfqq->dispatched; waker_bfqq's index in q[], -1 none */
   int32_t weight, wr_coeff, ref, pad;
   int64_t budget, service;          /* entity.budget, entity.service */
   uint64_t start, finish, vtime;    /* B-WF2Q+: entity.start, .finish, its tree's vtime */

@@ -42,6 +42,7 @@ static void blkmc_bfq_view(struct blkmc_region *r) {
   if (c < 0) return;
   const struct blkmc_pool *p = &r->pools[c];
   const uint64_t map = *(uint64_t *)((char *)r + p->map_off);
+  struct bfq_queue *seen[BLKMC_MAX_POOL_OBJS];
   for (uint32_t i = 0; i < p->n && v->nq < BLKMC_MAX_POOL_OBJS; ++i) {
     if (!((map >> i) & 1)) continue;
     struct bfq_queue *q = (struct bfq_queue *)((char *)r + p->first_off + (uint64_t)i * p->stride);
@@ -52,6 +53,11 @@ static void blkmc_bfq_view(struct blkmc_region *r) {
     o->weight = (int32_t)q->entity.weight;
     o->wr_coeff = (int32_t)q->wr_coeff;
     o->ref = q->ref;
+    o->short_ttime = bfq_bfqq_has_short_ttime(q);
+    o->io_bound = bfq_bfqq_IO_bound(q);
+    o->wait_request = bfq_bfqq_wait_request(q);
+    o->dispatched = q->dispatched;
+    o->waker = -1;
     o->budget = q->entity.budget;
     o->service = q->entity.service;
     o->start = q->entity.start;
@@ -59,8 +65,12 @@ static void blkmc_bfq_view(struct blkmc_region *r) {
     o->vtime = bfq_entity_service_tree(&q->entity)->vtime;
     blkmc_walk_list(r, &o->fifo, &q->fifo);
     if (q == bfqd->in_service_queue) v->in_service = v->nq;
-    ++v->nq;
+    seen[v->nq++] = q;
   }
+  /* each queue's waker, as an index among the queues seen */
+  for (int i = 0; i < v->nq; ++i)
+    for (int k = 0; k < v->nq; ++k)
+      if (seen[i]->waker_bfqq == seen[k]) v->q[i].waker = k;
 }
 
 static void blkmc_bfq_books(struct blkmc_region *r) {
