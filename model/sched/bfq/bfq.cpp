@@ -152,6 +152,8 @@ void BfqScheduler::declare(Schema& sc) const {
   sc.bit(kQFlagNames[5], q);
   sc.bit("ttime_ended", q);
   sc.integer("ttime_samples256", 0, 255, q);
+  sc.integer("inject_limit", 0, 255, q);
+  sc.integer("active_list", 0, 255, q);
   for (int b = 0; b <= 4; ++b) sc.integer(fmt::format("ttime_total.{}", b), 0, 255, q);
   // v6.12: the high bytes of the wide numbers, each process's queue (bic),
   // each queue's place among equal finishes, bfqd->last_bfqq_created.
@@ -186,6 +188,8 @@ void BfqScheduler::resolve(const Schema& sc) {
   qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
   qflag_[6] = sc.bit_var(sc.find("ttime_ended"));
   tt_samples_ = byte("ttime_samples256");
+  inject_limit_ = byte("inject_limit");
+  active_ = byte("active_list");
   tt_total_ = byte("ttime_total.0");
   for (int b = 1; b <= 4; ++b) tt_total_hi_[b - 1] = byte(fmt::format("ttime_total.{}", b).c_str());
   for (int f = 0; f <= kFinish; ++f)
@@ -216,6 +220,8 @@ void BfqScheduler::init(SchedState& s) const {
     if (order_) order_->set(s, q, 0);
     if (tt_samples_) {
       tt_samples_->set(s, q, 0);
+      inject_limit_->set(s, q, 0);
+      active_->set(s, q, 0);
       set_wide(s, *tt_total_, tt_total_hi_, q, 4, 0);
     }
     next_rq_.set(s, q, -1);
@@ -579,10 +585,12 @@ void BfqScheduler::rebase(SchedState& s) const {
       set_qb(s, q, kStart, qb(s, q, kStart) - base);
       set_qb(s, q, kFinish, qb(s, q, kFinish) - base);
     }
-  int rank = 0;
-  for (int r = 1; r <= 255 && rank < nq_; ++r)
-    for (int q = 0; q < nq_; ++q)
-      if (order_->get(s, q) == r) order_->set(s, q, ++rank);
+  for (const ByteVar* v : {&*order_, &*active_}) {
+    int rank = 0;
+    for (int r = 1; r <= 255 && rank < nq_; ++r)
+      for (int q = 0; q < nq_; ++q)
+        if (v->get(s, q) == r) v->set(s, q, ++rank);
+  }
 }
 
 bool BfqScheduler::made(const SchedState& s, int q) const {
@@ -634,6 +642,11 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
   }
   set_qb(s, q, kStart, start);
   set_qb(s, q, kFinish, finish);
+  if (active_ && !busy(s, q)) {  // bfq_add_bfqq_busy: to the head of bfqd->active_list
+    int n = 0;
+    for (int o = 0; o < nq_; ++o) n = std::max(n, active_->get(s, o));
+    active_->set(s, q, n + 1);
+  }
   set_qflag(s, q, kNbWait, false);
   set_qflag(s, q, kIdleTree, false);
   set_qflag(s, q, kBusy, true);
@@ -701,6 +714,22 @@ void BfqScheduler::bfq_update_io_thinktime_612(SchedState& s, int q) const {
   set_wide(s, *tt_total_, tt_total_hi_, q, 4, total);
 }
 
+// bfq_choose_bfqq_for_injection (6.12): while fewer requests than the
+// in-service queue's inject_limit are in the driver, the busy queue most
+// recently made busy (bfqd->active_list) whose next request fits its
+// budget, raised unless the in-service queue always lets others in.
+int BfqScheduler::bfq_choose_bfqq_for_injection(const SchedState& s, int in) const {
+  const bool always = !raised(s, in) || !qflag(s, in, kFlag);
+  if (rq_in_driver(s) >= inject_limit_->get(s, in)) return -1;
+  int best = -1;
+  for (int q = 0; q < nq_; ++q) {
+    const int next = next_rq(s, q);
+    if (!busy(s, q) || next < 0 || !(always || raised(s, q)) || serv_to_charge(s, next) > budget_left(s, q)) continue;
+    if (best < 0 || active_->get(s, q) > active_->get(s, best)) best = q;
+  }
+  return best;
+}
+
 // bfq_update_has_short_ttime (6.12): long once more than 80 samples (in
 // 256ths) average above half an idle slice.
 void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why) const {
@@ -711,6 +740,9 @@ void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why
   if (now != qflag(s, q, kFlag))
     say(why, "bfq_update_has_short_ttime: bfqq[{}] has_short_ttime {} (think time {} us)",
         t_.workload().procs[std::size_t(q)].name, now ? "set" : "cleared", mean / 1000);
+  // bfq_reset_inject_limit on a change to long (to short only 100 ms after
+  // the limit last fell: never without a clock): one injected request.
+  if (!now && qflag(s, q, kFlag)) inject_limit_->set(s, q, 1);
   set_qflag(s, q, kFlag, now);
 }
 
@@ -909,6 +941,21 @@ int BfqScheduler::bfq_select_queue(SchedState& s, Why* why) const {
         }
         return q;
       case kPlug:
+        if (variant_ == V6_12) {
+          // 6.12 serves another queue while keeping this one in service
+          // (injection) where idling does not boost throughput and the
+          // in-service queue is not raised with a short think time.
+          const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
+          const bool boosts = bfq_idling_boosts_thr_v414(in) && !in.wrb;
+          if (!boosts && (!raised(s, q) || wr_busy_queues(s) > 1 || !qflag(s, q, kFlag))) {
+            const int inj = bfq_choose_bfqq_for_injection(s, q);
+            if (inj >= 0) {
+              say(why, "bfq_choose_bfqq_for_injection: bfqq[{}] served while bfqq[{}] is idled for",
+                  t_.workload().procs[std::size_t(inj)].name, name);
+              return inj;
+            }
+          }
+        }
         if (wait_request(s)) {
           if (!clock_) {
             say(why, "the idle timer of bfqq[{}] fires", name);
@@ -1045,6 +1092,7 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
   t_.set_status(s, rq, St::Idle);
   say(why, "charged {} to bfqq[{}] ({}/{})", charge, t_.workload().procs[std::size_t(q)].name,
       qb(s, q, kService), qb(s, q, kBudget));
+  if (q != in_service(s)) return;  // injected (v6.12)
   if (klass(q) == IDLE && busy_queues(s) > 1) bfq_bfqq_expire(s, q, BudgetExhausted, why);
 }
 
@@ -1247,6 +1295,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
   if (queued(s, q) == 0 && !keep) {
     set_qb(s, q, kFinish, served_to);
     set_qflag(s, q, kBusy, false);
+    if (active_) active_->set(s, q, 0);
     set_qflag(s, q, kIdleTree, served_to > vtime(s));
     if (dispatched(s, q) == 0) set_qb(s, q, kIdleSince, 0);  // budget_timeout = jiffies
     say(why, "bfqq[{}] deactivated", t_.workload().procs[std::size_t(q)].name);

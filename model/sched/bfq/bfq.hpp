@@ -283,6 +283,7 @@ class BfqScheduler {
   void bfq_update_io_thinktime(SchedState& s, int q) const;
   void bfq_update_io_thinktime_612(SchedState& s, int q) const;
   void bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why) const;
+  int bfq_choose_bfqq_for_injection(const SchedState& s, int in) const;
   void bfq_update_io_seektime(SchedState& s, int q, int rq) const;
   void bfq_update_flag(SchedState& s, int q, int variant, Why* why) const;
   void bfq_bfqq_handle_idle_busy_switch(SchedState& s, int q, int rq, Why* why) const;
@@ -314,7 +315,7 @@ class BfqScheduler {
   BitVar differed_;
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
   ByteVar qhi_[kFinish + 1][4], vtime_hi_[4];  // v6.12: the high bytes
-  std::optional<ByteVar> bic_, order_, last_created_, next_, tt_samples_, tt_total_;  // v6.12 only
+  std::optional<ByteVar> bic_, order_, last_created_, next_, tt_samples_, tt_total_, inject_limit_, active_;  // v6.12 only
   ByteVar tt_total_hi_[4];
   BitVar qflag_[7];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
   int variant_, nq_;
