@@ -54,7 +54,7 @@ const std::vector<const ModelHandle*>& all_models() {
        .elevator = "bfq",
        .tunables = {"low_latency", "strict_guarantees"},
        // better-to-idle: v6.12, nearer the running kernel, does not fit the
-       // gated workloads' 54 requests in a state (268 bytes of 256).
+       // gated workloads' 54 requests in a state (293 bytes of 256).
        .device_variant = 3,
        .async_depth_16ths = 3,
        .depth_limit = "BFQ's limit_depth held them (bfq_limit_depth: async requests and sync writes get at most "
