@@ -1,4 +1,5 @@
 #include "model/sched/cfq/cfq.hpp"
+#include "model/sched/say.hpp"
 
 #include <fmt/format.h>
 
@@ -13,15 +14,6 @@ namespace {
 const char* const kWl[] = {"ASYNC", "SYNC_NOIDLE", "SYNC"};
 const char* const kPrio[] = {"RT", "BE", "IDLE"};
 
-void say(Why* why, const std::string& text) {
-  if (!why) return;
-  if (!why->empty()) *why += "; ";
-  *why += text;
-}
-template <class... Args>
-void say(Why* why, fmt::format_string<Args...> f, Args&&... args) {
-  if (why) say(why, fmt::format(f, std::forward<Args>(args)...));
-}
 std::uint8_t sat(int v, int cap = 255) { return static_cast<std::uint8_t>(std::clamp(v, 0, cap)); }
 }  // namespace
 
