@@ -201,16 +201,15 @@ void BfqScheduler::init(SchedState& s) const {
   hw_tag_samples_.set(s, 0);
   max_rq_in_driver_.set(s, 0);
   if (shadow_ >= 0) differed_.set(s, 0);
-  vtime_.set(s, 0);
   in_service_ticks_.set(s, 0);
   last_position_.set(s, 0);
-  set_vtime(s, 0);
+  set_vtime(s, 0);  // with v6.12's high bytes
   if (last_created_) last_created_->set(s, -1);
   if (next_) next_->set(s, -1);
   for (int q = 0; q < nq_; ++q) {
     if (bic_) bic_->set(s, q, -1);  // queues are made at a process's first request
     if (order_) order_->set(s, q, 0);
-    if (tt_samples_) {
+    if (variant_ == V6_12) {
       tt_samples_->set(s, q, 0);
       inject_limit_->set(s, q, 0);
       active_->set(s, q, 0);
@@ -400,6 +399,7 @@ IdleInputs<bool> BfqScheduler::idle_inputs(const SchedState& s, int q, int excep
   in.wrb = wr_busy_queues(s) > 0;
   in.sym = symmetric(s, except_rq);
   in.burst = false;
+  if (variant != V6_12) return in;  // the older formulas read none of these
   const int busyq = busy_queues(s);
   in.asym = asymmetric(s, q, except_rq);
   in.tot1 = busyq == 1;
@@ -526,11 +526,7 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
   }
   set_qb(s, q, kStart, start);
   set_qb(s, q, kFinish, finish);
-  if (active_ && !busy(s, q)) {  // bfq_add_bfqq_busy: to the head of bfqd->active_list
-    int n = 0;
-    for (int o = 0; o < nq_; ++o) n = std::max(n, active_->get(s, o));
-    active_->set(s, q, n + 1);
-  }
+  if (active_ && !busy(s, q)) to_back(s, *active_, q);  // bfq_add_bfqq_busy: head of bfqd->active_list
   set_qflag(s, q, kNbWait, false);
   set_qflag(s, q, kIdleTree, false);
   set_qflag(s, q, kBusy, true);
@@ -688,8 +684,7 @@ void BfqScheduler::bfq_rq_enqueued(SchedState& s, int q, int rq, Why* why) const
     if (q != in_service(s) || !wait_request(s)) return;
     const bool small = queued(s, q) == 1 && t_.info(rq).size < 32;
     const bool timed_out = clock_ && timeout_left(s) == 0;
-    const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
-    if (small && bfq_idling_boosts_thr_v414(in) && !in.wrb && !timed_out) return;
+    if (small && bfq_idling_boosts_thr_without_issues(idle_inputs(s, q, -1, V6_12)) && !timed_out) return;
     set_timer(s, 0);
     say(why, "bfq_rq_enqueued: idle timer cancelled");
     if (timed_out) bfq_bfqq_expire(s, q, BudgetTimeout, why);
@@ -770,8 +765,7 @@ int BfqScheduler::bfq_select_queue(SchedState& s, Why* why) const {
           // 6.12 serves another queue while keeping this one in service
           // (injection) where idling does not boost throughput and the
           // in-service queue is not raised with a short think time.
-          const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
-          const bool boosts = bfq_idling_boosts_thr_v414(in) && !in.wrb;
+          const bool boosts = bfq_idling_boosts_thr_without_issues(idle_inputs(s, q, -1, V6_12));
           if (!boosts && (!raised(s, q) || wr_busy_queues(s) > 1 || !qflag(s, q, kFlag))) {
             const int inj = bfq_choose_bfqq_for_injection(s, q);
             if (inj >= 0) {
@@ -811,44 +805,36 @@ int BfqScheduler::bfq_select_queue(SchedState& s, Why* why) const {
   return -1;
 }
 
+// bfq_set_in_service_queue. v6.12 (bfq_get_next_queue): the cached
+// next_in_service, taken off the active tree, then the next one looked up
+// with a queue in service. The other variants look up here: the highest
+// class with a busy queue; V = max(V, smallest start); among the eligible
+// queues (start <= V) the smallest finish, ties to the lower process.
 int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
+  int best = -1;
   if (next_) {
-    // bfq_get_next_queue: the cached next_in_service, out of the active
-    // tree, then the next one looked up with a queue in service.
-    const int best = busy_queues(s) > 0 ? next_->get(s) : -1;
+    best = busy_queues(s) > 0 ? next_->get(s) : -1;
     if (best < 0) return -1;
     set_in_service(s, best);
     order_->set(s, best, 0);
     bfq_update_next_in_service(s, -1, false);
-    timeout_left_.set(s, u8(clock_ ? timeout_ * (raised(s, best) ? 30 : 1) : 0));
-    in_service_ticks_.set(s, 0);
     normalize(s);
-    say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})", t_.workload().procs[std::size_t(best)].name,
-        vtime(s), qb(s, best, kStart), qb(s, best, kFinish), qb(s, best, kBudget), raised(s, best) ? ", raised" : "");
-    return best;
+  } else {
+    int cls = 3;
+    for (int q = 0; q < nq_; ++q)
+      if (busy(s, q)) cls = std::min(cls, klass(q));
+    if (cls == 3) return -1;
+    W minstart = -1;
+    for (int q = 0; q < nq_; ++q)
+      if (busy(s, q) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart)) minstart = qb(s, q, kStart);
+    set_vtime(s, std::max(vtime(s), minstart));
+    for (int q = 0; q < nq_; ++q) {
+      if (!busy(s, q) || klass(q) != cls || qb(s, q, kStart) > vtime(s)) continue;
+      if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish)) best = q;
+    }
+    set_in_service(s, best);
   }
-  int cls = 3;
-  for (int q = 0; q < nq_; ++q)
-    if (busy(s, q)) cls = std::min(cls, klass(q));
-  if (cls == 3) return -1;
-  W minstart = -1;
-  for (int q = 0; q < nq_; ++q)
-    if (busy(s, q) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart)) minstart = qb(s, q, kStart);
-  if (minstart > vtime(s)) {  // bfq_update_vtime
-    set_vtime(s, minstart);
-    bfq_forget_idle(s);
-  }
-  int best = -1;
-  for (int q = 0; q < nq_; ++q) {
-    if (!busy(s, q) || klass(q) != cls || qb(s, q, kStart) > vtime(s)) continue;
-    if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish) ||
-        (qb(s, q, kFinish) == qb(s, best, kFinish) && tree_order(s, q) < tree_order(s, best)))
-      best = q;
-  }
-  set_in_service(s, best);
-  if (order_) order_->set(s, best, 0);  // out of the active tree while in service
-  const int coeff = raised(s, best) ? 30 : 1;
-  timeout_left_.set(s, u8(clock_ ? timeout_ * coeff : 0));
+  timeout_left_.set(s, u8(clock_ ? timeout_ * (raised(s, best) ? 30 : 1) : 0));
   in_service_ticks_.set(s, 0);
   say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})",
       t_.workload().procs[std::size_t(best)].name, vtime(s), qb(s, best, kStart),
@@ -1066,8 +1052,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
   // service guarantees busy: it is requeued, not deactivated.
   bool keep = false;
   if (variant_ == V6_12 && reason == Preempted) {
-    const IdleInputs<bool> in = idle_inputs(s, q, -1, V6_12);
-    keep = (in.wr && (in.wrlt || in.drv4)) || in.asym || in.tot1;
+    keep = bfq_idling_needed_for_service_guarantees(idle_inputs(s, q, -1, V6_12));
   }
   if (queued(s, q) == 0 && !keep) {
     set_qb(s, q, kFinish, served_to);

@@ -268,15 +268,15 @@ class BfqScheduler {
   // (bfq_insert puts an equal finish to the right: the earlier one first).
   int tree_order(const SchedState& s, int q) const { return order_ ? order_->get(s, q) : q; }
   void tree_insert(SchedState& s, int q) const;
+  void to_back(SchedState& s, const ByteVar& order, int q) const;
   bool asymmetric(const SchedState& s, int q, int except_rq = -1) const;
   int bfq_create_queue(SchedState& s, int p, Why* why) const;
   void normalize(SchedState& s) const;
   void rebase(SchedState& s) const;
   bool made(const SchedState& s, int q) const;  // v6.12: some process's bic holds queue q
   void bfq_forget_idle(SchedState& s) const;
-  int bfq_lookup_next_entity(SchedState& s, bool in_service) const;
+  int bfq_lookup_next_entity(SchedState& s, bool keep_vtime) const;
   void bfq_update_next_in_service(SchedState& s, int new_q, bool expiration) const;
-  int in_service_queue(const SchedState& s) const { return in_service_.get(s); }
 
   // The kernel's functions.
   void bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const;

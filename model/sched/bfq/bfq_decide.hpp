@@ -105,10 +105,17 @@ B bfq_better_to_idle(const IdleInputs<B>& in) {
 // the only busy queue. No burst term. (The process-reference test comes
 // first in the kernel: every process here holds its queue.)
 template <class B>
+B bfq_idling_boosts_thr_without_issues(const IdleInputs<B>& in) {
+  return bfq_idling_boosts_thr_v414(in) && !in.wrb;
+}
+template <class B>
+B bfq_idling_needed_for_service_guarantees(const IdleInputs<B>& in) {
+  return (in.wr && (in.wrlt || in.drv4)) || in.asym || in.tot1;
+}
+template <class B>
 B bfq_better_to_idle_612(const IdleInputs<B>& in) {
-  const B boosts = bfq_idling_boosts_thr_v414(in) && !in.wrb;
-  const B guarantees = (in.wr && (in.wrlt || in.drv4)) || in.asym || in.tot1;
-  return in.sg || (!in.si0 && in.sync && !in.idlec && (boosts || guarantees));
+  return in.sg || (!in.si0 && in.sync && !in.idlec &&
+                   (bfq_idling_boosts_thr_without_issues(in) || bfq_idling_needed_for_service_guarantees(in)));
 }
 
 // bfq_bfqq_must_idle: 4.13 tests slice_idle here; 1/2 moved it into may_idle.

@@ -78,11 +78,15 @@ int BfqScheduler::bfq_create_queue(SchedState& s, int p, Why* why) const {
 // the active tree, so among equal finishes the earlier insertion wins.
 // The order is kept as ranks 1..n of the queues on the tree.
 void BfqScheduler::tree_insert(SchedState& s, int q) const {
-  if (!order_) return;
-  int n = 0;
+  if (order_) to_back(s, *order_, q);
+}
+
+// Queue q after every queue of an order kept as ranks (0: not in it).
+void BfqScheduler::to_back(SchedState& s, const ByteVar& order, int q) const {
+  int last = 0;
   for (int o = 0; o < nq_; ++o)
-    if (o != q && order_->get(s, o) > 0) ++n;
-  order_->set(s, q, n + 1);
+    if (o != q) last = std::max(last, order.get(s, o));
+  order.set(s, q, last + 1);
 }
 
 // v6.12 keeps the kernel's timestamps whole: a queue off the trees keeps
@@ -101,10 +105,14 @@ void BfqScheduler::rebase(SchedState& s) const {
       set_qb(s, q, kFinish, qb(s, q, kFinish) - base);
     }
   for (const ByteVar* v : {&*order_, &*active_}) {
-    int rank = 0;
-    for (int r = 1; r <= 255 && rank < nq_; ++r)
-      for (int q = 0; q < nq_; ++q)
-        if (v->get(s, q) == r) v->set(s, q, ++rank);
+    int old[kMaxProcs], n = 0;
+    for (int q = 0; q < nq_; ++q) old[n++] = v->get(s, q);
+    for (int q = 0; q < nq_; ++q) {
+      if (old[q] == 0) continue;
+      int rank = 1;
+      for (int o = 0; o < nq_; ++o) rank += old[o] > 0 && old[o] < old[q];
+      v->set(s, q, rank);
+    }
   }
 }
 
@@ -140,21 +148,21 @@ void BfqScheduler::bfq_forget_idle(SchedState& s) const {
 // start (and does, with no queue in service or at an expiration); among
 // the queues eligible at the jumped V, the smallest finish, ties to the
 // earlier insertion.
-int BfqScheduler::bfq_lookup_next_entity(SchedState& s, bool in_service) const {
+int BfqScheduler::bfq_lookup_next_entity(SchedState& s, bool keep_vtime) const {
   for (int cls = RT; cls <= IDLE; ++cls) {
     W minstart = -1;
     for (int q = 0; q < nq_; ++q)
-      if (busy(s, q) && q != in_service_queue(s) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart))
+      if (busy(s, q) && q != in_service(s) && klass(q) == cls && (minstart < 0 || qb(s, q, kStart) < minstart))
         minstart = qb(s, q, kStart);
     if (minstart < 0) continue;
     const W v = std::max(vtime(s), minstart);
-    if (!in_service && v > vtime(s)) {  // bfq_update_vtime
+    if (!keep_vtime && v > vtime(s)) {  // bfq_update_vtime
       set_vtime(s, v);
       bfq_forget_idle(s);
     }
     int best = -1;
     for (int q = 0; q < nq_; ++q) {
-      if (!busy(s, q) || q == in_service_queue(s) || klass(q) != cls || qb(s, q, kStart) > v) continue;
+      if (!busy(s, q) || q == in_service(s) || klass(q) != cls || qb(s, q, kStart) > v) continue;
       if (best < 0 || qb(s, q, kFinish) < qb(s, best, kFinish) ||
           (qb(s, q, kFinish) == qb(s, best, kFinish) && tree_order(s, q) < tree_order(s, best)))
         best = q;
