@@ -109,6 +109,26 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
     const WlProc& pr = wl.procs[std::size_t(q)];
     sync_.push_back(pr.sync || pr.req_sync || wl.proc_has(q, READ));
   }
+  // v6.12 merges the queues of sync processes doing close I/O but does not
+  // split a shared queue again (bfq_split_bfqq), which takes 20 seeky
+  // requests of its last 32 (BFQQ_SEEKY): refuse a workload whose sync
+  // processes of one class could give one queue that many.
+  if (variant == V6_12)
+    for (int c = RT; c <= BE; ++c) {
+      int procs = 0, rqs = 0;
+      for (int q = 0; q < nq_; ++q) {
+        if (!sync_[std::size_t(q)] || klass(q) != c) continue;
+        const WlProc& pr = wl.procs[std::size_t(q)];
+        ++procs;
+        rqs += pr.cyclic ? 1000 : pr.count;
+      }
+      if (procs > 1 && rqs >= 20)
+        throw UsageError(fmt::format(
+            "bfq v6.12: {} sync requests of one class could make a shared queue seeky, which the kernel "
+            "then splits (bfq_split_bfqq); the model does not split queues: check the kernel's code "
+            "(--kernel) or use at most 19",
+            rqs >= 1000 ? std::string("cyclic") : std::to_string(rqs)));
+    }
 }
 
 // bfq_init_queue + bfq_init_bfqq (queues exist from the start here): sync
@@ -143,6 +163,14 @@ void BfqScheduler::declare(Schema& sc) const {
   if (variant_ != V6_12) return;
   sc.bit(kQFlagNames[5], q);
   sc.bit("ttime_ended", q);
+  sc.bit("coop", q);
+  for (int b = 1; b <= 3; ++b) sc.integer(fmt::format("seek_history.{}", b), 0, 255, q);
+  // Queue merging: each request's queue, each queue's scheduled merge
+  // (new_bfqq), its place in the rq_pos_tree, bfqd->in_serv_last_pos.
+  sc.integer("rq_bfqq", -1, nq_ - 1, sc.block("rq", t_.size()));
+  sc.integer("new_bfqq", -1, nq_ - 1, q);
+  sc.integer("pos_node", 0, 255, q);
+  sc.integer("in_serv_last_pos", 0, 255);
   sc.integer("ttime_samples256", 0, 255, q);
   sc.integer("inject_limit", 0, 255, q);
   sc.integer("active_list", 0, 255, q);
@@ -179,6 +207,12 @@ void BfqScheduler::resolve(const Schema& sc) {
   if (variant_ != V6_12) return;
   qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
   qflag_[6] = sc.bit_var(sc.find("ttime_ended"));
+  qflag_[7] = sc.bit_var(sc.find("coop"));
+  for (int b = 1; b <= 3; ++b) seek_hi_[b - 1] = byte(fmt::format("seek_history.{}", b).c_str());
+  rq_bfqq_ = byte("rq_bfqq");
+  new_bfqq_ = byte("new_bfqq");
+  pos_node_ = byte("pos_node");
+  in_serv_last_pos_ = byte("in_serv_last_pos");
   tt_samples_ = byte("ttime_samples256");
   inject_limit_ = byte("inject_limit");
   active_ = byte("active_list");
@@ -206,6 +240,9 @@ void BfqScheduler::init(SchedState& s) const {
   set_vtime(s, 0);  // with v6.12's high bytes
   if (last_created_) last_created_->set(s, -1);
   if (next_) next_->set(s, -1);
+  if (in_serv_last_pos_) in_serv_last_pos_->set(s, 0);
+  if (rq_bfqq_)
+    for (int r = 0; r < t_.size(); ++r) rq_bfqq_->set(s, r, -1);
   for (int q = 0; q < nq_; ++q) {
     if (bic_) bic_->set(s, q, -1);  // queues are made at a process's first request
     if (order_) order_->set(s, q, 0);
@@ -214,12 +251,14 @@ void BfqScheduler::init(SchedState& s) const {
       inject_limit_->set(s, q, 0);
       active_->set(s, q, 0);
       set_wide(s, *tt_total_, tt_total_hi_, q, 4, 0);
+      new_bfqq_->set(s, q, -1);
+      pos_node_->set(s, q, 0);
     }
     next_rq_.set(s, q, -1);
     for (int f = 0; f < kNumQBytes; ++f) set_qb(s, q, QByte(f), 0);  // also the high bytes
     ttime_mean_.set(s, q, 0);
     ttime_samples_.set(s, q, 0);
-    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait, kEnded}) set_qflag(s, q, f, false);
+    for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait, kEnded, kCoop}) set_qflag(s, q, f, false);
     set_qflag(s, q, kIOBound, true);
     set_qflag(s, q, kFlag, sync(q) && (variant_ != V6_12 || klass(q) != IDLE));  // 6.12: not for IDLE
     set_qflag(s, q, kShadowFlag, sync(q));
@@ -233,19 +272,19 @@ void BfqScheduler::init(SchedState& s) const {
 // sync(q) (nothing updates it).
 bool BfqScheduler::qflag(const SchedState& s, int q, std::uint8_t f) const {
   if (f == kShadowFlag && shadow_ < 0) return sync(q);
-  if ((f == kNbWait || f == kEnded) && variant_ != V6_12) return false;
+  if ((f == kNbWait || f == kEnded || f == kCoop) && variant_ != V6_12) return false;
   return qflag_[std::countr_zero(unsigned(f))].test(s, q);
 }
 
 void BfqScheduler::set_qflag(SchedState& s, int q, std::uint8_t f, bool on) const {
   if (f == kShadowFlag && shadow_ < 0) return;
-  if ((f == kNbWait || f == kEnded) && variant_ != V6_12) return;
+  if ((f == kNbWait || f == kEnded || f == kCoop) && variant_ != V6_12) return;
   qflag_[std::countr_zero(unsigned(f))].set(s, q, on);
 }
 
 int BfqScheduler::qflags(const SchedState& s, int q) const {
   int m = 0;
-  for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait})
+  for (std::uint8_t f : {kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag, kNbWait, kCoop})
     if (qflag(s, q, f)) m |= f;
   return m;
 }
@@ -344,6 +383,7 @@ int BfqScheduler::bfq_find_next_rq(const SchedState& s, int q, int last) const {
 }
 
 bool BfqScheduler::seeky_as(const SchedState& s, int q, int variant) const {
+  if (variant_ == V6_12) return std::popcount(std::uint32_t(qb(s, q, kSeekHist))) > 19;  // BFQQ_SEEKY
   return std::popcount(unsigned(qb(s, q, kSeekHist))) > (variant == BetterToIdle ? 4 : 2);
 }
 
@@ -540,6 +580,16 @@ void BfqScheduler::bfq_activate_bfqq(SchedState& s, int q) const {
 void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* why) const {
   int q = qof(s, rq);
   if (q < 0) q = bfq_create_queue(s, t_.info(rq).proc, why);
+  // __bfq_insert_request (v6.12): a close cooperator takes the request, and
+  // the process's later ones (bfq_setup_cooperator, bfq_merge_bfqqs).
+  if (rq_bfqq_ && !at_head) {
+    const int p = t_.info(rq).proc, to = bfq_setup_cooperator(s, q, rq, why);
+    if (to >= 0) {
+      while (queue_of_proc(s, p) == q && q != to) q = bfq_merge_bfqqs(s, p, q, why);
+      q = to;
+    }
+  }
+  if (rq_bfqq_) rq_bfqq_->set(s, rq, q);
   t_.set_flag(s, rq, kInserted, true);
   t_.set_age(s, rq, 0);
   if (at_head) {  // bfqd->dispatch: served before any queue
@@ -562,6 +612,7 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
   if (was >= 0 && next_rq(s, q) != was)
     say(why, "bfq_choose_req: {} now next in bfqq[{}] (head at {})", t_.name(rq),
         t_.workload().procs[std::size_t(q)].name, last_position(s));
+  if (pos_node_ && next_rq(s, q) != was && !nonrot_with_queueing(s)) bfq_pos_tree_add_move(s, q);
   // bfq_add_request: an idle queue becomes busy.
   if (!busy(s, q)) bfq_bfqq_handle_idle_busy_switch(s, q, rq, why);
   bfq_rq_enqueued(s, q, rq, why);
@@ -583,7 +634,8 @@ void BfqScheduler::bfq_update_io_seektime(SchedState& s, int q, int rq) const {
   const int last = int(qb(s, q, kLastPos));
   const int dist = last ? std::abs(t_.sector(rq) - last) : 0;
   const bool far = dist > seek_dist_ && (t_.workload().dev.rotational || t_.info(rq).size < 64);
-  set_qb(s, q, kSeekHist, u8(((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0)));
+  const W mask = variant_ == V6_12 ? 0xffffffff : 0xff;
+  set_qb(s, q, kSeekHist, ((qb(s, q, kSeekHist) << 1) & mask) | (far ? 1 : 0));
   set_qb(s, q, kLastPos, u8(t_.sector(rq) + t_.info(rq).size));
 }
 
@@ -836,6 +888,7 @@ int BfqScheduler::bfq_set_in_service_queue(SchedState& s, Why* why) const {
   }
   timeout_left_.set(s, u8(clock_ ? timeout_ * (raised(s, best) ? 30 : 1) : 0));
   in_service_ticks_.set(s, 0);
+  if (in_serv_last_pos_) in_serv_last_pos_->set(s, 0);
   say(why, "bfqq[{}] in service (V={} S={} F={}, budget {}{})",
       t_.workload().procs[std::size_t(best)].name, vtime(s), qb(s, best, kStart),
       qb(s, best, kFinish), qb(s, best, kBudget), raised(s, best) ? ", raised" : "");
@@ -846,7 +899,12 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
   // bfq_update_peak_rate: the head is now at the end of rq (capped at the
   // state's 255); bfq_remove_request: the queue's next request.
   last_position_.set(s, std::min(255, t_.sector(rq) + t_.info(rq).size));
+  if (in_serv_last_pos_ && q == in_service(s)) in_serv_last_pos_->set(s, last_position(s));
   next_rq_.set(s, q, bfq_find_next_rq(s, q, rq));
+  if (pos_node_) {  // the queue's place in the rq_pos_tree follows its next request
+    if (next_rq(s, q) < 0) bfq_pos_tree_erase(s, q);
+    else if (!nonrot_with_queueing(s)) bfq_pos_tree_add_move(s, q);
+  }
   const W charge = serv_to_charge(s, rq);
   set_qb(s, q, kService, qb(s, q, kService) + charge);
   set_vtime(s, vtime(s) + delta(charge, wsum(s)));  // bfq_bfqq_served
@@ -885,6 +943,7 @@ void BfqScheduler::bfq_completed_request(SchedState& s, int rq, Why* why) const 
   // (here, or in __bfq_bfqq_expire after the dispatched-- above).
   if (dispatched(s, q, rq) == 0 && !busy(s, q)) set_qb(s, q, kIdleSince, 0);
   if (sync(q) && !alive(s, q, rq)) bfq_exit_icq(s, q, why);
+  if (rq_bfqq_) rq_bfqq_->set(s, rq, -1);  // the request is gone
 }
 
 // bfq_update_hw_tag (before rq_in_driver--).
@@ -1065,6 +1124,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
     set_qb(s, q, kStart, served_to);
     set_qb(s, q, kFinish, served_to + delta(qb(s, q, kBudget), w));
     tree_insert(s, q);
+    if (pos_node_ && queued(s, q) > 0 && !nonrot_with_queueing(s)) bfq_pos_tree_add_move(s, q);
     set_in_service(s, -1);  // bfq_update_next_in_service(.., expiration): V may jump
     bfq_update_next_in_service(s, q, true);
     set_in_service(s, q);
@@ -1077,6 +1137,7 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
   set_qflag(s, q, kNbWait, wait);
   if (!wait || variant_ != V6_12) set_qb(s, q, kService, 0);
   set_in_service(s, -1);
+  if (in_serv_last_pos_) in_serv_last_pos_->set(s, 0);  // read only with a queue in service
   set_timer(s, 0);
   timeout_left_.set(s, 0);
   in_service_ticks_.set(s, 0);

@@ -186,13 +186,17 @@ class BfqScheduler {
   // keeps its budget for a request arriving in time (non_blocking_wait_rq).
   static constexpr std::uint8_t kNbWait = 32;
   static constexpr std::uint8_t kEnded = 64;  // v6.12: a request of it completed (ttime.last_end_request)
+  static constexpr std::uint8_t kCoop = 128;  // v6.12: shared by merged processes (bfq_bfqq_coop)
   // v6.12 keeps the kernel's numbers: budgets, services and timestamps
   // (kBudget..kFinish, V) take 8 bytes; the other variants 1, saturating.
+  // v6.12's seek history is 32 bits (BFQQ_SEEKY: more than 19 set).
   W qb(const SchedState& s, int q, QByte f) const {
+    if (f == kSeekHist && variant_ == V6_12) return wide(s, qv_[f], seek_hi_, q, 3);
     return f <= kFinish ? wide(s, qv_[f], qhi_[f], q, hi_bytes(f)) : qv_[f].get(s, q);
   }
   void set_qb(SchedState& s, int q, QByte f, W v) const {
-    if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, hi_bytes(f), v);
+    if (f == kSeekHist && variant_ == V6_12) set_wide(s, qv_[f], seek_hi_, q, 3, v);
+    else if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, hi_bytes(f), v);
     else qv_[f].set(s, q, int(std::clamp<W>(v, 0, 255)));
   }
   bool qflag(const SchedState& s, int q, std::uint8_t f) const;
@@ -227,7 +231,12 @@ class BfqScheduler {
   // v6.12: the queue a request joins (the process's bic->bfqq: its own, the
   // one it was stably merged into, or its class's shared async queue).
   int queue_of_proc(const SchedState& s, int p) const { return bic_ ? bic_->get(s, p) : p; }
-  int qof(const SchedState& s, int rq) const { return queue_of_proc(s, t_.info(rq).proc); }
+  // RQ_BFQQ(rq): v6.12 keeps each inserted request's queue (a process merged
+  // into a cooperator leaves its earlier requests in its old queue).
+  int qof(const SchedState& s, int rq) const {
+    const int q = rq_bfqq_ ? rq_bfqq_->get(s, rq) : -1;
+    return q >= 0 ? q : queue_of_proc(s, t_.info(rq).proc);
+  }
   IdleInputs<bool> idle_inputs(const SchedState& s, int q, int except_rq, int variant) const;
   // The decision of `variant` (default: this model's) on this state.
   bool may_idle(const SchedState& s, int q, int except_rq = -1, int variant = -1) const;
@@ -273,7 +282,19 @@ class BfqScheduler {
   int bfq_create_queue(SchedState& s, int p, Why* why) const;
   void normalize(SchedState& s) const;
   void rebase(SchedState& s) const;
-  bool made(const SchedState& s, int q) const;  // v6.12: some process's bic holds queue q
+  bool made(const SchedState& s, int q) const;  // v6.12: queue q exists (a bic, requests or a tree hold it)
+  int process_refs(const SchedState& s, int q) const;  // bfqq_process_refs: the bics holding q
+  // v6.12's queue merging (bfq_setup_cooperator and what it calls).
+  int bfq_setup_cooperator(SchedState& s, int q, int rq, Why* why) const;
+  int bfq_setup_merge(SchedState& s, int q, int new_q) const;
+  bool bfq_may_be_close_cooperator(const SchedState& s, int q, int new_q) const;
+  int bfqq_find_close(const SchedState& s, int sector) const;
+  int bfq_merge_bfqqs(SchedState& s, int p, int q, Why* why) const;
+  void bfq_release_process_ref(SchedState& s, int q, Why* why) const;
+  void bfq_pos_tree_add_move(SchedState& s, int q) const;
+  void bfq_pos_tree_erase(SchedState& s, int q) const;
+  void pos_tree_update(SchedState& s, int q, bool add) const;
+  bool nonrot_with_queueing(const SchedState& s) const;
   void bfq_forget_idle(SchedState& s) const;
   int bfq_lookup_next_entity(SchedState& s, bool keep_vtime) const;
   void bfq_update_next_in_service(SchedState& s, int new_q, bool expiration) const;
@@ -316,8 +337,10 @@ class BfqScheduler {
   ByteVar qv_[kNumQBytes], ttime_mean_, ttime_samples_, next_rq_, last_position_;
   ByteVar qhi_[kFinish + 1][4], vtime_hi_[4];  // v6.12: the high bytes
   std::optional<ByteVar> bic_, order_, last_created_, next_, tt_samples_, tt_total_, inject_limit_, active_;  // v6.12 only
+  std::optional<ByteVar> rq_bfqq_, new_bfqq_, pos_node_, in_serv_last_pos_;                                 // v6.12 only
+  ByteVar seek_hi_[3];  // v6.12: seek_history is the kernel's 32 bits
   ByteVar tt_total_hi_[4];
-  BitVar qflag_[7];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait (v6.12)
+  BitVar qflag_[8];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait, kEnded, kCoop (v6.12)
   int variant_, nq_;
   bool clock_;
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;

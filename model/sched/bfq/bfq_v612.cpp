@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/sched/bfq/bfq.hpp"
+#include "model/sched/bfq/bfq_pos_tree.hpp"
 #include "model/sched/say.hpp"
 
 namespace blkmc::sched {
@@ -116,10 +117,19 @@ void BfqScheduler::rebase(SchedState& s) const {
   }
 }
 
+// A queue exists while a process's bic, a request, the scheduler (in
+// service, busy) or the idle tree holds it.
 bool BfqScheduler::made(const SchedState& s, int q) const {
-  for (int p = 0; p < nq_; ++p)
-    if (queue_of_proc(s, p) == q) return true;
+  if (process_refs(s, q) > 0 || busy(s, q) || q == in_service(s) || qflag(s, q, kIdleTree)) return true;
+  for (int r = 0; r < t_.size(); ++r)
+    if (rq_bfqq_ && rq_bfqq_->get(s, r) == q) return true;
   return false;
+}
+
+int BfqScheduler::process_refs(const SchedState& s, int q) const {
+  int n = 0;
+  for (int p = 0; p < nq_; ++p) n += queue_of_proc(s, p) == q;
+  return n;
 }
 
 // bfq_forget_idle (v6.12), after V moves: with no queue on the active tree
@@ -234,6 +244,147 @@ void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why
   // the limit last fell: never without a clock): one injected request.
   if (!now && qflag(s, q, kFlag)) inject_limit_->set(s, q, 1);
   set_qflag(s, q, kFlag, now);
+}
+
+// --- queue merging (bfq_setup_cooperator), 6.12 ---
+//
+// On a rotational device, or one without queueing, a sync request may move
+// its process to a queue doing close I/O: the in-service queue if the
+// request lies within BFQQ_CLOSE_THR (8192 sectors) of where that queue's
+// last dispatch ended, else the queue in the rq_pos_tree whose next request
+// is nearest (bfqq_find_close). "Within" as bfq_rq_close_to_sector computes
+// it: abs() of an unsigned (sector_t) difference is the difference itself,
+// so a position before the sector is never close, only one at or up to
+// 8192 sectors after it (found by conform on seed002-readers-writer: the
+// writer's request at sector 0 is not close to the in-service reader that
+// ended at 1). Not modelled: bfq_too_late_for_merging
+// (100 ms after a queue's first I/O: never with clock=0; with clock=1 the
+// model keeps no first_IO_time, docs/models/bfq.md) and splitting a shared
+// queue that turned seeky (the constructor refuses a workload that could
+// need it).
+
+bool BfqScheduler::nonrot_with_queueing(const SchedState& s) const {
+  return !t_.workload().dev.rotational && hw_tag(s) != 0;
+}
+
+int BfqScheduler::bfq_setup_cooperator(SchedState& s, int q, int rq, Why* why) const {
+  if (new_bfqq_->get(s, q) >= 0) {  // a merge already set up: follow it
+    int to = new_bfqq_->get(s, q);
+    while (new_bfqq_->get(s, to) >= 0) to = new_bfqq_->get(s, to);
+    return to;
+  }
+  // (A delayed stable merge is due 600 ms after creation: never here.)
+  if (nonrot_with_queueing(s) || busy_queues(s) == 1) return -1;
+  const int sector = t_.sector(rq), in = in_service(s);
+  const auto& procs = t_.workload().procs;
+  auto close = [](int a, int b) { return a >= b && a - b <= 8 * 1024; };  // bfq_rq_close_to_sector
+  if (in >= 0 && in != q && close(sector, in_serv_last_pos_->get(s)) && bfq_may_be_close_cooperator(s, q, in)) {
+    const int to = bfq_setup_merge(s, q, in);
+    if (to >= 0) {
+      say(why, "bfq_setup_cooperator: {} lies close to where the in-service bfqq[{}] ended: merge scheduled",
+          t_.name(rq), procs[std::size_t(to)].name);
+      return to;
+    }
+  }
+  const int c = bfqq_find_close(s, sector);
+  if (c < 0 || c == q || !bfq_may_be_close_cooperator(s, q, c)) return -1;
+  const int to = bfq_setup_merge(s, q, c);
+  if (to >= 0)
+    say(why, "bfq_setup_cooperator: {} lies close to bfqq[{}]'s next request (rq_pos_tree): merge scheduled",
+        t_.name(rq), procs[std::size_t(c)].name);
+  return to;
+}
+
+bool BfqScheduler::bfq_may_be_close_cooperator(const SchedState& s, int q, int new_q) const {
+  if (klass(q) == IDLE || klass(new_q) == IDLE || klass(q) != klass(new_q)) return false;
+  if (seeky(s, q) || seeky(s, new_q)) return false;
+  return sync(q) && sync(new_q);  // interleaved I/O is a matter of reads: no async merging
+}
+
+// bfq_setup_merge: q's process (and its later requests) will go to new_q,
+// or to the end of new_q's own chain of scheduled merges.
+int BfqScheduler::bfq_setup_merge(SchedState& s, int q, int new_q) const {
+  if (process_refs(s, new_q) == 0) return -1;
+  for (int next; (next = new_bfqq_->get(s, new_q)) >= 0; new_q = next)
+    if (next == q) return -1;  // no circular chain
+  if (process_refs(s, q) == 0 || process_refs(s, new_q) == 0) return -1;
+  new_bfqq_->set(s, q, new_q);
+  return new_q;
+}
+
+// bfqq_find_close: the queue whose next request starts at `sector`, else
+// the one where the tree search ended if close, else its neighbour on the
+// sector's side if close.
+int BfqScheduler::bfqq_find_close(const SchedState& s, int sector) const {
+  std::uint8_t code[kMaxProcs] = {};
+  int key[kMaxProcs] = {};
+  for (int q = 0; q < nq_; ++q) {
+    code[q] = std::uint8_t(pos_node_->get(s, q));
+    key[q] = next_rq(s, q) >= 0 ? t_.sector(next_rq(s, q)) : 0;
+  }
+  const PosTree tree(code, key, nq_);
+  int parent = -1;
+  const int exact = tree.lookup(sector, &parent);
+  if (exact >= 0) return exact;
+  if (parent < 0) return -1;
+  auto close = [&](int o) { return key[o] >= sector && key[o] - sector <= 8 * 1024; };
+  if (close(parent)) return parent;
+  const int other = key[parent] < sector ? tree.next(parent) : tree.prev(parent);
+  return other >= 0 && close(other) ? other : -1;
+}
+
+// bfq_merge_bfqqs: process p leaves q for q's new_bfqq, which takes q's
+// IO_bound and weight raising; returns it.
+int BfqScheduler::bfq_merge_bfqqs(SchedState& s, int p, int q, Why* why) const {
+  const int to = new_bfqq_->get(s, q);
+  if (qflag(s, q, kIOBound)) set_qflag(s, to, kIOBound, true);
+  set_qflag(s, q, kIOBound, false);
+  if (!raised(s, to) && raised(s, q)) set_qb(s, to, kWrLeft, qb(s, q, kWrLeft));
+  set_qb(s, q, kWrLeft, 0);
+  bic_->set(s, p, to);
+  set_qflag(s, to, kCoop, true);
+  if (last_created_->get(s) == q) last_created_->set(s, to);  // bfq_reassign_last_bfqq
+  const auto& procs = t_.workload().procs;
+  say(why, "bfq_merge_bfqqs: {} now issues to the shared bfqq[{}]", procs[std::size_t(p)].name,
+      procs[std::size_t(to)].name);
+  bfq_release_process_ref(s, q, why);
+  return to;
+}
+
+// bfq_release_process_ref: a queue kept busy though empty (for its service
+// guarantees) has no process to wait for any more.
+void BfqScheduler::bfq_release_process_ref(SchedState& s, int q, Why* why) const {
+  if (!busy(s, q) || queued(s, q) > 0 || q == in_service(s)) return;
+  if (process_refs(s, q) > 0) return;
+  set_qflag(s, q, kBusy, false);  // bfq_del_bfqq_busy: off the active tree, its finish kept
+  active_->set(s, q, 0);
+  order_->set(s, q, 0);
+  set_qflag(s, q, kIdleTree, qb(s, q, kFinish) > vtime(s));
+  if (next_->get(s) == q) bfq_update_next_in_service(s, -1, false);
+  say(why, "bfqq[{}] deactivated: no process left", t_.workload().procs[std::size_t(q)].name);
+}
+
+// bfq_pos_tree_add_move: q leaves the tree and goes back in at its next
+// request's sector, unless it has none, is IDLE-class, or another queue
+// holds that sector (bfq_too_late_for_merging: never, see above).
+void BfqScheduler::bfq_pos_tree_add_move(SchedState& s, int q) const { pos_tree_update(s, q, true); }
+
+// bfq_remove_request of a queue's last request: it leaves the tree.
+void BfqScheduler::bfq_pos_tree_erase(SchedState& s, int q) const { pos_tree_update(s, q, false); }
+
+void BfqScheduler::pos_tree_update(SchedState& s, int q, bool add) const {
+  std::uint8_t code[kMaxProcs] = {};
+  int key[kMaxProcs] = {};
+  for (int o = 0; o < nq_; ++o) {
+    code[o] = std::uint8_t(pos_node_->get(s, o));
+    key[o] = next_rq(s, o) >= 0 ? t_.sector(next_rq(s, o)) : 0;
+  }
+  PosTree tree(code, key, nq_);
+  tree.erase(q);
+  int parent = -1;
+  if (add && klass(q) != IDLE && next_rq(s, q) >= 0 && tree.lookup(key[q], &parent) < 0) tree.insert(q);
+  tree.encode(code);
+  for (int o = 0; o < nq_; ++o) pos_node_->set(s, o, code[o]);
 }
 
 }  // namespace blkmc::sched
