@@ -615,6 +615,7 @@ void BfqScheduler::bfq_insert_request(SchedState& s, int rq, bool at_head, Why* 
   if (pos_node_ && next_rq(s, q) != was && !nonrot_with_queueing(s)) bfq_pos_tree_add_move(s, q);
   // bfq_add_request: an idle queue becomes busy.
   if (!busy(s, q)) bfq_bfqq_handle_idle_busy_switch(s, q, rq, why);
+  else if (variant_ == V6_12 && next_rq(s, q) != was) bfq_updated_next_req(s, q, why);
   bfq_rq_enqueued(s, q, rq, why);
 }
 
@@ -913,7 +914,15 @@ void BfqScheduler::bfq_dispatch_rq_from_bfqq(SchedState& s, int q, int rq, Why* 
   t_.set_status(s, rq, St::Idle);
   say(why, "charged {} to bfqq[{}] ({}/{})", charge, t_.workload().procs[std::size_t(q)].name,
       qb(s, q, kService), qb(s, q, kBudget));
-  if (q != in_service(s)) return;  // injected (v6.12)
+  if (q != in_service(s)) {  // injected (v6.12): bfq_remove_request
+    if (next_rq(s, q) >= 0) {
+      bfq_updated_next_req(s, q, why);
+    } else {
+      bfq_del_bfqq_busy(s, q);
+      say(why, "bfqq[{}] deactivated: its last request injected", t_.workload().procs[std::size_t(q)].name);
+    }
+    return;
+  }
   if (klass(q) == IDLE && busy_queues(s) > 1) bfq_bfqq_expire(s, q, BudgetExhausted, why);
 }
 

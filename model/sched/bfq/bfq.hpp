@@ -291,6 +291,8 @@ class BfqScheduler {
   int bfqq_find_close(const SchedState& s, int sector) const;
   int bfq_merge_bfqqs(SchedState& s, int p, int q, Why* why) const;
   void bfq_release_process_ref(SchedState& s, int q, Why* why) const;
+  void bfq_del_bfqq_busy(SchedState& s, int q) const;
+  void bfq_updated_next_req(SchedState& s, int q, Why* why) const;
   void bfq_pos_tree_add_move(SchedState& s, int q) const;
   void bfq_pos_tree_erase(SchedState& s, int q) const;
   void pos_tree_update(SchedState& s, int q, bool add) const;

@@ -356,12 +356,37 @@ int BfqScheduler::bfq_merge_bfqqs(SchedState& s, int p, int q, Why* why) const {
 void BfqScheduler::bfq_release_process_ref(SchedState& s, int q, Why* why) const {
   if (!busy(s, q) || queued(s, q) > 0 || q == in_service(s)) return;
   if (process_refs(s, q) > 0) return;
-  set_qflag(s, q, kBusy, false);  // bfq_del_bfqq_busy: off the active tree, its finish kept
+  bfq_del_bfqq_busy(s, q);
+  say(why, "bfqq[{}] deactivated: no process left", t_.workload().procs[std::size_t(q)].name);
+}
+
+// bfq_del_bfqq_busy of a queue out of service: off the active tree, its
+// finish kept (on the idle tree if ahead of V).
+void BfqScheduler::bfq_del_bfqq_busy(SchedState& s, int q) const {
+  set_qflag(s, q, kBusy, false);
   active_->set(s, q, 0);
   order_->set(s, q, 0);
   set_qflag(s, q, kIdleTree, qb(s, q, kFinish) > vtime(s));
   if (next_->get(s) == q) bfq_update_next_in_service(s, -1, false);
-  say(why, "bfqq[{}] deactivated: no process left", t_.workload().procs[std::size_t(q)].name);
+  normalize(s);
+}
+
+// bfq_updated_next_req: a queue waiting on the active tree whose next
+// request changed gets the budget max(max_budget, its charge, the service
+// it has had) and, if that differs, is requeued with its finish from it
+// (its start kept; bfq_requeue_bfqq).
+void BfqScheduler::bfq_updated_next_req(SchedState& s, int q, Why* why) const {
+  const int next = next_rq(s, q);
+  if (next < 0 || q == in_service(s) || !busy(s, q)) return;
+  const W budget = std::max({qb(s, q, kMaxBudget), serv_to_charge(s, next), qb(s, q, kService)});
+  if (budget == qb(s, q, kBudget)) return;
+  set_qb(s, q, kBudget, budget);
+  set_qb(s, q, kFinish, qb(s, q, kStart) + delta(budget, weight(s, q)));
+  tree_insert(s, q);
+  bfq_update_next_in_service(s, q, false);
+  normalize(s);
+  say(why, "bfq_updated_next_req: bfqq[{}] budget {}, requeued (F={})", t_.workload().procs[std::size_t(q)].name,
+      budget, qb(s, q, kFinish));
 }
 
 // bfq_pos_tree_add_move: q leaves the tree and goes back in at its next
