@@ -1126,7 +1126,8 @@ void BfqScheduler::__bfq_bfqq_expire(SchedState& s, int q, Reason reason, Why* w
     set_qb(s, q, kFinish, served_to);
     set_qflag(s, q, kBusy, false);
     if (active_) active_->set(s, q, 0);
-    set_qflag(s, q, kIdleTree, served_to > vtime(s));
+    if (order_) bfq_idle_insert(s, q);
+    else set_qflag(s, q, kIdleTree, served_to > vtime(s));
     if (dispatched(s, q) == 0) set_qb(s, q, kIdleSince, 0);  // budget_timeout = jiffies
     say(why, "bfqq[{}] deactivated", t_.workload().procs[std::size_t(q)].name);
   } else {

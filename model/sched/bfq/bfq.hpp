@@ -292,6 +292,7 @@ class BfqScheduler {
   int bfq_merge_bfqqs(SchedState& s, int p, int q, Why* why) const;
   void bfq_release_process_ref(SchedState& s, int q, Why* why) const;
   void bfq_del_bfqq_busy(SchedState& s, int q) const;
+  void bfq_idle_insert(SchedState& s, int q) const;
   void bfq_updated_next_req(SchedState& s, int q, Why* why) const;
   void bfq_pos_tree_add_move(SchedState& s, int q) const;
   void bfq_pos_tree_erase(SchedState& s, int q) const;

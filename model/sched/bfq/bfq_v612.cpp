@@ -143,11 +143,27 @@ void BfqScheduler::bfq_forget_idle(SchedState& s) const {
   for (int q = 0; q < nq_; ++q) {
     active = active || (busy(s, q) && q != in_service(s));
     if (!qflag(s, q, kIdleTree)) continue;
-    if (first < 0 || qb(s, q, kFinish) < qb(s, first, kFinish)) first = q;
+    if (first < 0 || qb(s, q, kFinish) < qb(s, first, kFinish) ||
+        (qb(s, q, kFinish) == qb(s, first, kFinish) && tree_order(s, q) < tree_order(s, first)))
+      first = q;
     if (last < 0 || qb(s, q, kFinish) > qb(s, last, kFinish)) last = q;
   }
   if (!active && last >= 0 && qb(s, last, kFinish) <= vtime(s)) set_vtime(s, qb(s, last, kFinish));
-  if (first >= 0 && qb(s, first, kFinish) <= vtime(s)) set_qflag(s, first, kIdleTree, false);
+  if (first >= 0 && qb(s, first, kFinish) <= vtime(s)) {
+    set_qflag(s, first, kIdleTree, false);
+    order_->set(s, first, 0);
+  }
+}
+
+// __bfq_deactivate_entity's end (v6.12): a queue whose finish is ahead of V
+// goes on the idle tree, after the queues already there with its finish
+// (bfq_idle_insert: st->first_idle changes only for a smaller finish), else
+// it is forgotten.
+void BfqScheduler::bfq_idle_insert(SchedState& s, int q) const {
+  const bool idle = qb(s, q, kFinish) > vtime(s);
+  set_qflag(s, q, kIdleTree, idle);
+  if (idle) to_back(s, *order_, q);
+  else order_->set(s, q, 0);
 }
 
 // bfq_set_in_service_queue -> bfq_lookup_next_entity: the highest class
@@ -366,7 +382,7 @@ void BfqScheduler::bfq_del_bfqq_busy(SchedState& s, int q) const {
   set_qflag(s, q, kBusy, false);
   active_->set(s, q, 0);
   order_->set(s, q, 0);
-  set_qflag(s, q, kIdleTree, qb(s, q, kFinish) > vtime(s));
+  bfq_idle_insert(s, q);
   if (next_->get(s) == q) bfq_update_next_in_service(s, -1, false);
   normalize(s);
 }
