@@ -53,9 +53,8 @@ const std::vector<const ModelHandle*>& all_models() {
       {.decisions = once<sched::bfq_decisions>,
        .elevator = "bfq",
        .tunables = {"low_latency", "strict_guarantees"},
-       // better-to-idle: v6.12, nearer the running kernel, does not fit the
-       // gated workloads' 54 requests in a state (293 bytes of 256).
-       .device_variant = 3,
+       // v6.12: the hand variant the kernel's 5.13+ code confirms.
+       .device_variant = 4,
        .async_depth_16ths = 3,
        .depth_limit = "BFQ's limit_depth held them (bfq_limit_depth: async requests and sync writes get at most "
                       "1/2 and 3/4 of nr_requests, 3/16 and 3/8 while a queue is weight-raised, and with group "

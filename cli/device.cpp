@@ -495,9 +495,6 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
     const char* sched;
     std::vector<std::string> params;
     const char* text = nullptr;
-    // Why blkmc's hand model cannot predict the row (the row then runs only
-    // with --kernel, predicted from the kernel's own code).
-    const char* hand_gap = nullptr;
   };
   // Three ioprio classes in one gated burst: mq-deadline serves RT, BE
   // (reads, then the write batch), then IDLE.
@@ -509,11 +506,6 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
       "proc rt dir=R sync=0 prio=rt:0 reqs=20,21,22,23\n"
       "proc bew dir=W sync=0 prio=be:4 reqs=30,31\n"
       "track idle:0\n";
-  static const char* const kHandIdles =
-      "the hand model idles on the writer's emptied weight-raised sync queue; the kernel's code serves the "
-      "reader's queue";
-  static const char* const kHandMerges =
-      "the hand model lacks stable merging of queues created together (bfq_do_or_sched_stable_merge, 5.13+)";
   const std::vector<Row> rows{
       {"gated-write", "mq-deadline", {"fifo_batch=16", "writes_starved=2"}},
       {"gated-write", "mq-deadline", {"fifo_batch=1", "writes_starved=2"}},
@@ -533,16 +525,16 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
       // B-WF2Q+ (docs/devices.md). strict_guarantees=1 is left out: BFQ
       // then keeps the blockers in the scheduler while the device is
       // frozen, so the gate cannot hold its order. Every write is O_DIRECT
-      // and so sync (REQ_SYNC); where a sync queue empties with another
-      // queue's requests waiting, or processes start together, only the
-      // kernel's code predicts the row (docs/devices.md).
-      {"gated-write", "bfq", {"low_latency=1"}, nullptr, kHandIdles},
+      // and so sync (REQ_SYNC). The hand model's v6.12 variant predicts
+      // every row (stable and close-cooperator merging of the processes'
+      // queues included), as --kernel does from BFQ's own code.
+      {"gated-write", "bfq", {"low_latency=1"}},
       {"gated-write", "bfq", {"low_latency=0"}},
-      {"gated-write-idle", "bfq", {}, nullptr, kHandIdles},
+      {"gated-write-idle", "bfq", {}},
       {"bfq-idle-class", "bfq", {}},
-      {"bfq-reader-writer", "bfq", {}, nullptr, kHandMerges},
-      {"seed002-readers-writer", "bfq", {}, nullptr, kHandMerges},
-      {"bfq-flash-readers", "bfq", {}, nullptr, kHandMerges},
+      {"bfq-reader-writer", "bfq", {}},
+      {"seed002-readers-writer", "bfq", {}},
+      {"bfq-flash-readers", "bfq", {}},
   };
   if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
   if (!only.empty() && !only_model.empty())
@@ -586,18 +578,6 @@ int run_device_check(int repeat, bool json, bool quiet, const std::string& only,
           src.text = row.text;
         } else {
           src = load_source(row.workload);
-        }
-        if (code.kernel.empty() && row.hand_gap) {
-          const std::string why = fmt::format("skipped without --kernel: {}", row.hand_gap);
-          const std::string params = fmt::format("{}", fmt::join(row.params, " "));
-          head();
-          if (json) {
-            all.push_back({{"workload", row.workload}, {"scheduler", row.sched}, {"tunables", params}, {"skipped", why}});
-          } else {
-            print_row(row.workload, row.sched, params.empty() ? "-" : params, "-", "-", "-", "skip");
-            std::cout << "  " << why << '\n';
-          }
-          continue;
         }
         const Resolved r = resolve(src, row.sched, "", row.params, code);
         head();

@@ -57,8 +57,10 @@
 
 namespace blkmc::sched {
 
-// 64 requests x 3.25 bytes + 12 processes x 2 + device, ghost and scheduler bytes.
-using SchedState = ByteState<256>;
+// 64 requests x 3.25 bytes + 12 processes x 2 + device, ghost and scheduler
+// bytes; BFQ's v6.12 variant keeps about 45 bytes a queue and one a request
+// (gated-write-idle: 409). A state stores only the bytes its schema uses.
+using SchedState = ByteState<512>;
 
 // The state a scheduler's model uses: SchedState, unless the scheduler
 // names a larger one (Sched::State: the kernel's own code keeps its memory

@@ -109,26 +109,6 @@ BfqScheduler::BfqScheduler(int variant, const Params& p, const RqTable& t)
     const WlProc& pr = wl.procs[std::size_t(q)];
     sync_.push_back(pr.sync || pr.req_sync || wl.proc_has(q, READ));
   }
-  // v6.12 merges the queues of sync processes doing close I/O but does not
-  // split a shared queue again (bfq_split_bfqq), which takes 20 seeky
-  // requests of its last 32 (BFQQ_SEEKY): refuse a workload whose sync
-  // processes of one class could give one queue that many.
-  if (variant == V6_12)
-    for (int c = RT; c <= BE; ++c) {
-      int procs = 0, rqs = 0;
-      for (int q = 0; q < nq_; ++q) {
-        if (!sync_[std::size_t(q)] || klass(q) != c) continue;
-        const WlProc& pr = wl.procs[std::size_t(q)];
-        ++procs;
-        rqs += pr.cyclic ? 1000 : pr.count;
-      }
-      if (procs > 1 && rqs >= 20)
-        throw UsageError(fmt::format(
-            "bfq v6.12: {} sync requests of one class could make a shared queue seeky, which the kernel "
-            "then splits (bfq_split_bfqq); the model does not split queues: check the kernel's code "
-            "(--kernel) or use at most 19",
-            rqs >= 1000 ? std::string("cyclic") : std::to_string(rqs)));
-    }
 }
 
 // bfq_init_queue + bfq_init_bfqq (queues exist from the start here): sync
@@ -164,7 +144,6 @@ void BfqScheduler::declare(Schema& sc) const {
   sc.bit(kQFlagNames[5], q);
   sc.bit("ttime_ended", q);
   sc.bit("coop", q);
-  for (int b = 1; b <= 3; ++b) sc.integer(fmt::format("seek_history.{}", b), 0, 255, q);
   // Queue merging: each request's queue, each queue's scheduled merge
   // (new_bfqq), its place in the rq_pos_tree, bfqd->in_serv_last_pos.
   sc.integer("rq_bfqq", -1, nq_ - 1, sc.block("rq", t_.size()));
@@ -208,7 +187,6 @@ void BfqScheduler::resolve(const Schema& sc) {
   qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
   qflag_[6] = sc.bit_var(sc.find("ttime_ended"));
   qflag_[7] = sc.bit_var(sc.find("coop"));
-  for (int b = 1; b <= 3; ++b) seek_hi_[b - 1] = byte(fmt::format("seek_history.{}", b).c_str());
   rq_bfqq_ = byte("rq_bfqq");
   new_bfqq_ = byte("new_bfqq");
   pos_node_ = byte("pos_node");
@@ -383,7 +361,13 @@ int BfqScheduler::bfq_find_next_rq(const SchedState& s, int q, int last) const {
 }
 
 bool BfqScheduler::seeky_as(const SchedState& s, int q, int variant) const {
-  if (variant_ == V6_12) return std::popcount(std::uint32_t(qb(s, q, kSeekHist))) > 19;  // BFQQ_SEEKY
+  // v6.12: BFQQ_SEEKY needs more than 19 of a queue's last 32 requests
+  // farther than 800 sectors (BFQQ_SEEK_THR) from its previous one's end: a
+  // workload's sectors and sizes (at most 255 each) never are. So no queue
+  // is seeky, and none that merging shared turns seeky and is split again
+  // (bfq_split_bfqq).
+  static_assert(kMaxSector + 255 < 800, "v6.12: a request farther than BFQQ_SEEK_THR would be seeky");
+  if (variant_ == V6_12) return false;
   return std::popcount(unsigned(qb(s, q, kSeekHist))) > (variant == BetterToIdle ? 4 : 2);
 }
 
@@ -635,8 +619,7 @@ void BfqScheduler::bfq_update_io_seektime(SchedState& s, int q, int rq) const {
   const int last = int(qb(s, q, kLastPos));
   const int dist = last ? std::abs(t_.sector(rq) - last) : 0;
   const bool far = dist > seek_dist_ && (t_.workload().dev.rotational || t_.info(rq).size < 64);
-  const W mask = variant_ == V6_12 ? 0xffffffff : 0xff;
-  set_qb(s, q, kSeekHist, ((qb(s, q, kSeekHist) << 1) & mask) | (far ? 1 : 0));
+  set_qb(s, q, kSeekHist, ((qb(s, q, kSeekHist) << 1) & 0xff) | (far ? 1 : 0));
   set_qb(s, q, kLastPos, u8(t_.sector(rq) + t_.info(rq).size));
 }
 

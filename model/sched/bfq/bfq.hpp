@@ -189,14 +189,11 @@ class BfqScheduler {
   static constexpr std::uint8_t kCoop = 128;  // v6.12: shared by merged processes (bfq_bfqq_coop)
   // v6.12 keeps the kernel's numbers: budgets, services and timestamps
   // (kBudget..kFinish, V) take 8 bytes; the other variants 1, saturating.
-  // v6.12's seek history is 32 bits (BFQQ_SEEKY: more than 19 set).
   W qb(const SchedState& s, int q, QByte f) const {
-    if (f == kSeekHist && variant_ == V6_12) return wide(s, qv_[f], seek_hi_, q, 3);
     return f <= kFinish ? wide(s, qv_[f], qhi_[f], q, hi_bytes(f)) : qv_[f].get(s, q);
   }
   void set_qb(SchedState& s, int q, QByte f, W v) const {
-    if (f == kSeekHist && variant_ == V6_12) set_wide(s, qv_[f], seek_hi_, q, 3, v);
-    else if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, hi_bytes(f), v);
+    if (f <= kFinish) set_wide(s, qv_[f], qhi_[f], q, hi_bytes(f), v);
     else qv_[f].set(s, q, int(std::clamp<W>(v, 0, 255)));
   }
   bool qflag(const SchedState& s, int q, std::uint8_t f) const;
@@ -341,7 +338,6 @@ class BfqScheduler {
   ByteVar qhi_[kFinish + 1][4], vtime_hi_[4];  // v6.12: the high bytes
   std::optional<ByteVar> bic_, order_, last_created_, next_, tt_samples_, tt_total_, inject_limit_, active_;  // v6.12 only
   std::optional<ByteVar> rq_bfqq_, new_bfqq_, pos_node_, in_serv_last_pos_;                                 // v6.12 only
-  ByteVar seek_hi_[3];  // v6.12: seek_history is the kernel's 32 bits
   ByteVar tt_total_hi_[4];
   BitVar qflag_[8];  // kBusy, kIdleTree, kFlag, kIOBound, kShadowFlag (shadow=V only), kNbWait, kEnded, kCoop (v6.12)
   int variant_, nq_;

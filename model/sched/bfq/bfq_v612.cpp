@@ -268,16 +268,10 @@ void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why
 // its process to a queue doing close I/O: the in-service queue if the
 // request lies within BFQQ_CLOSE_THR (8192 sectors) of where that queue's
 // last dispatch ended, else the queue in the rq_pos_tree whose next request
-// is nearest (bfqq_find_close). "Within" as bfq_rq_close_to_sector computes
-// it: abs() of an unsigned (sector_t) difference is the difference itself,
-// so a position before the sector is never close, only one at or up to
-// 8192 sectors after it (found by conform on seed002-readers-writer: the
-// writer's request at sector 0 is not close to the in-service reader that
-// ended at 1). Not modelled: bfq_too_late_for_merging
+// is nearest (bfqq_find_close). Not modelled: bfq_too_late_for_merging
 // (100 ms after a queue's first I/O: never with clock=0; with clock=1 the
 // model keeps no first_IO_time, docs/models/bfq.md) and splitting a shared
-// queue that turned seeky (the constructor refuses a workload that could
-// need it).
+// queue that turned seeky (no queue is seeky here: BfqScheduler::seeky_as).
 
 bool BfqScheduler::nonrot_with_queueing(const SchedState& s) const {
   return !t_.workload().dev.rotational && hw_tag(s) != 0;
@@ -293,7 +287,7 @@ int BfqScheduler::bfq_setup_cooperator(SchedState& s, int q, int rq, Why* why) c
   if (nonrot_with_queueing(s) || busy_queues(s) == 1) return -1;
   const int sector = t_.sector(rq), in = in_service(s);
   const auto& procs = t_.workload().procs;
-  auto close = [](int a, int b) { return a >= b && a - b <= 8 * 1024; };  // bfq_rq_close_to_sector
+  auto close = [](int a, int b) { return std::abs(a - b) <= 8 * 1024; };  // bfq_rq_close_to_sector
   if (in >= 0 && in != q && close(sector, in_serv_last_pos_->get(s)) && bfq_may_be_close_cooperator(s, q, in)) {
     const int to = bfq_setup_merge(s, q, in);
     if (to >= 0) {
@@ -343,7 +337,7 @@ int BfqScheduler::bfqq_find_close(const SchedState& s, int sector) const {
   const int exact = tree.lookup(sector, &parent);
   if (exact >= 0) return exact;
   if (parent < 0) return -1;
-  auto close = [&](int o) { return key[o] >= sector && key[o] - sector <= 8 * 1024; };
+  auto close = [&](int o) { return std::abs(key[o] - sector) <= 8 * 1024; };
   if (close(parent)) return parent;
   const int other = key[parent] < sector ? tree.next(parent) : tree.prev(parent);
   return other >= 0 && close(other) ? other : -1;

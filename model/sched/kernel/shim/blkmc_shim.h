@@ -137,7 +137,14 @@ typedef struct { int blkmc_unused; } raw_spinlock_t;
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define min3(a, b, c) min(min(a, b), c)
 #define max3(a, b, c) max(max(a, b), c)
-#define abs(x) ({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
+/* abs() as include/linux/math.h defines it: the value read as the signed
+ * type of its size, so that abs(a - b) of two unsigned sector_t is their
+ * distance (a plain _x < 0 test would return an unsigned difference as is). */
+#define __blkmc_abs(x, T) ({ T _x = (T)(x); _x < 0 ? -_x : _x; })
+#define abs(x)                                                                    \
+  __builtin_choose_expr(sizeof(x) == 8, __blkmc_abs(x, long long),               \
+  __builtin_choose_expr(sizeof(x) == 4, __blkmc_abs(x, int),                     \
+  __builtin_choose_expr(sizeof(x) == 2, __blkmc_abs(x, short), __blkmc_abs(x, signed char))))
 /* 64-bit division as the kernel's math64.h documents it. */
 static inline u64 div_u64(u64 n, u32 d) { return n / d; }
 static inline s64 div_s64(s64 n, s32 d) { return n / d; }
