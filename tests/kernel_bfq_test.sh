@@ -123,8 +123,9 @@ for case in "bfq-flash-readers:4:the kernel's code dispatches r2.0; blkmc's mode
 done
 
 # The v6.12 variant conforms where better-to-idle departs, on every
-# interleaving, and its worst wait on the flash readers is the code's.
-for w in bfq-flash-readers bfq-seeky-ncq bfq-idle-class; do
+# interleaving (gated-write: queues stably merged), and its worst wait on
+# the flash readers is the code's.
+for w in bfq-flash-readers bfq-seeky-ncq bfq-idle-class gated-write; do
   expect 0 "conform v6.12 $w" -- "$B" conform bfq -v v6.12 --kernel "$K" --workload "$w" -q
   contains "$T/out" "conforms               holds" "v6.12 conforms on $w"
 done
