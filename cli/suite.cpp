@@ -173,6 +173,7 @@ struct Suite {
   std::vector<DiffRow> diffs;
   std::vector<ProveRow> proofs;
   std::vector<std::pair<std::string, int>> replays;
+  std::vector<std::string> replay_files;  // the suite file of each replay row
   std::vector<std::string> expanded;
   std::vector<std::string> skipped;  // rows on kernel code that is not here, with why
   std::set<std::string> only;         // --only: the row kinds to run (empty: all)
@@ -270,6 +271,7 @@ void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
   if (r.kind == "replay") {
     for (const auto& [file, ln] : r.rest) {
       s.replays.emplace_back(file, ln);
+      s.replay_files.push_back(name);
       s.expanded.push_back("replay " + file);
     }
     return;
@@ -352,6 +354,18 @@ void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
         throw UsageError(fmt::format(
             "{}:{}: diff rows expect 'equivalent', 'differ' or 'differ:N', not '{}'", name, ln,
             text));
+      // an unknown function or variant is a usage error before any row runs,
+      // as in a check row
+      at(name, ln, [&] {
+        const DecisionFn* fn = nullptr;
+        for (const auto& f : decision_functions(model))
+          if (f.name == function) fn = &f;
+        if (!fn) throw UsageError(fmt::format("no decision function '{}' for {}", function, model));
+        for (const std::string& v : {r.run[1], r.run[2]})
+          if (std::find(fn->variants.begin(), fn->variants.end(), v) == fn->variants.end())
+            throw UsageError(fmt::format("{} has no variant '{}' (valid: {})", function, v, fmt::join(fn->variants, ", ")));
+        return 0;
+      });
       s.diffs.push_back({model, r.run[1], r.run[2], function, text == "equivalent", classes, ln});
       s.expanded.push_back(
           fmt::format("diff {} {} {} {} {}", model, r.run[1], r.run[2], function, text));
@@ -361,9 +375,17 @@ void add_row(Suite& s, const RawRow& r, const std::string& name, double seconds,
     pinfo.name = model;
     pinfo.params = at(name, r.line, [&] { return prove_params(model); });
     const Params p = at(name, r.line, [&] { return params_of(pinfo, r.run[2]); });
+    const ModelInfo& minfo = at(name, r.line, [&]() -> const ModelInfo& { return lookup(model).info(); });
+    at(name, r.line, [&] { return find_variant_index(minfo, r.run[1]); });
     for (std::size_t i = 0; i < r.rest.size(); i += 2) {
       const auto& [prop, ln] = r.rest[i];
       const std::string& text = r.rest[i + 1].first;
+      at(name, ln, [&] {
+        const int k = find_prop(minfo, prop);
+        if (minfo.props[std::size_t(k)].kind != PropKind::Invariant)
+          throw UsageError(fmt::format("prove: {} is not an invariant property", prop));
+        return k;
+      });
       if (text != "proved" && text != "violated" && text != "incomplete")
         throw UsageError(fmt::format(
             "{}:{}: prove rows expect 'proved', 'violated' or 'incomplete', not '{}'", name, ln,
@@ -423,10 +445,30 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
   struct Row {
     std::string model, variant, params, prop, expected, found, states, seconds, steps;
     bool ok;
+    bool cut = false;  // not as expected because Ctrl-C cut the run short
   };
+  // A trace a replay row cannot read is a usage error before any row runs,
+  // as a bad check row is (read where the rows run, not for --expand).
+  for (std::size_t i = 0; i < s.replays.size(); ++i)
+    at(s.replay_files[i], s.replays[i].second, [&] { return read_trace_file(s.replays[i].first).steps.size(); });
   std::vector<Row> table;
-  int failures = 0, rows = 0, spread_runs = 0;
+  int failures = 0, rows = 0, spread_runs = 0, cut = 0, not_run = 0;
+  // A row that is not as expected after an interrupt was cut short: it
+  // says so and is no failure; rows not started are counted, not run.
+  auto settle = [&](bool ok) {
+    if (!ok && g_interrupted) {
+      ++cut;
+      return true;
+    }
+    failures += !ok;
+    return false;
+  };
+  auto mark = [](bool ok, bool was_cut) { return ok ? "ok" : was_cut ? "interrupted" : "MISMATCH"; };
   for (const Group& g : s.groups) {
+    if (g_interrupted) {
+      not_run += int(g.expects.size());
+      continue;
+    }
     std::vector<std::string> props;
     for (const auto& e : g.expects) props.push_back(e.prop);
     SearchOptions opt;
@@ -470,8 +512,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
       for (const Expect& e : g.expects) {
         table.push_back({g.model, g.shown, g.display, e.prop,
                          e.value ? std::to_string(*e.value) : to_string(e.verdict), ex.what(), "-", "-",
-                         "-", false});
-        ++failures;
+                         "-", false, settle(false)});
         ++rows;
       }
       continue;
@@ -510,14 +551,14 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
                                                      ? std::to_string(*full->props[i].value)
                                                      : to_string(full->props[i].verdict));
       }
-      failures += !ok;
+      const bool was_cut = settle(ok);
       ++rows;
       const auto& tr = pr.trace;
       table.push_back({g.model, g.shown, g.display, e.prop, expected, found,
                        full ? fmt::format("{}/{}", o.stats.states, full->stats.states)
                             : std::to_string(o.stats.states),
                        fmt::format("{:.3f}", o.stats.seconds),
-                       tr ? std::to_string(tr->steps.size()) : "-", ok});
+                       tr ? std::to_string(tr->steps.size()) : "-", ok, was_cut});
     }
   }
   if (markdown) {
@@ -525,7 +566,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
                  "|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : table)
       std::cout << fmt::format("| {} | {} | {} | {} | {}{} | {} | {} | {} |\n", r.model, r.variant,
-                               r.params, r.prop, r.found, r.ok ? "" : " (MISMATCH)", r.states,
+                               r.params, r.prop, r.found, r.ok ? "" : r.cut ? " (interrupted)" : " (MISMATCH)", r.states,
                                r.seconds, r.steps);
   } else {
     std::size_t w[4] = {5, 7, 6, 8};
@@ -543,11 +584,15 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     std::cout << row({"model", "variant", "params", "property", "expected", "found", "states",
                        "seconds", "steps", true},
                       "ok");
-    for (const Row& r : table) std::cout << row(r, r.ok ? "ok" : "MISMATCH");
+    for (const Row& r : table) std::cout << row(r, mark(r.ok, r.cut));
   }
   // Simulation figures: one run per model/variant/params/run.
   std::map<std::string, SimOutcome> runs;
   for (const SimRow& r : s.sims) {
+    if (g_interrupted) {
+      ++not_run;
+      continue;
+    }
     ++rows;
     const std::string key =
         r.model + " " + r.variant + " " + params_string(r.params) + " " + r.run;
@@ -570,14 +615,18 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     } catch (const std::exception& ex) {
       found = ex.what();
     }
-    failures += !ok;
+    const bool was_cut = settle(ok);
     if (!markdown)
       std::cout << fmt::format("simulate {} {} {} {} {:<24} expected {:<8} found {:<8}  {}\n",
                                r.model, r.variant, r.display, r.run, r.figure,
-                               number_text(r.expected), found, ok ? "ok" : "MISMATCH");
+                               number_text(r.expected), found, mark(ok, was_cut));
   }
   // Symbolic comparisons of decision functions (Z3).
   for (const DiffRow& d : s.diffs) {
+    if (g_interrupted) {
+      ++not_run;
+      continue;
+    }
     ++rows;
     std::string found;
     bool ok = false;
@@ -601,7 +650,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     } catch (const std::exception& ex) {
       found = ex.what();
     }
-    failures += !ok;
+    const bool was_cut = settle(ok);
     if (!markdown)
       std::cout << fmt::format("diff {} {} {} {:<10} expected {:<10} found {:<18} {:.3f} s  {}\n",
                                d.model, d.from, d.to, d.function,
@@ -609,10 +658,14 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
                                : d.classes > 0       ? fmt::format("differ:{}", d.classes)
                                                      : std::string("differ"),
                                found, secs,
-                               ok ? "ok" : "MISMATCH");
+                               mark(ok, was_cut));
   }
   // k-induction proofs (Z3).
   for (const ProveRow& pr : s.proofs) {
+    if (g_interrupted) {
+      ++not_run;
+      continue;
+    }
     ++rows;
     std::string found;
     bool ok = false;
@@ -627,13 +680,17 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     } catch (const std::exception& ex) {
       found = ex.what();
     }
-    failures += !ok;
+    const bool was_cut = settle(ok);
     if (!markdown)
       std::cout << fmt::format("prove {} {} {} {:<18} expected {:<10} found {:<16} {:.3f} s  {}\n",
                                pr.req.model, pr.req.variant, pr.display,
-                               pr.req.props[0], pr.expected, found, secs, ok ? "ok" : "MISMATCH");
+                               pr.req.props[0], pr.expected, found, secs, mark(ok, was_cut));
   }
   for (const auto& [file, ln] : s.replays) {
+    if (g_interrupted) {
+      ++not_run;
+      continue;
+    }
     ++rows;
     std::string found;
     bool ok = false;
@@ -648,13 +705,15 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     } catch (const std::exception& ex) {
       found = ex.what();
     }
-    failures += !ok;
+    const bool was_cut = settle(ok);
     if (!markdown)
-      std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, ok ? "ok" : "MISMATCH");
+      std::cout << fmt::format("replay {:<60} {}  {}\n", file, found, mark(ok, was_cut));
   }
   for (const auto& sk : s.skipped) std::cout << sk << '\n';
-  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed{}{} ({} lines in {} file{})\n", name,
-                           rows, rows - failures, failures,
+  std::cout << fmt::format("\n{}: {} rows, {} passed, {} failed{}{}{} ({} lines in {} file{})\n", name,
+                           rows, rows - failures - cut, failures,
+                           g_interrupted ? fmt::format(", interrupted: {} cut short, {} not run", cut, not_run)
+                                         : std::string(),
                            s.skipped.empty() ? std::string() : fmt::format(", {} skipped", s.skipped.size()),
                            s.not_run ? fmt::format(", {} of other kinds not run (--only)", s.not_run)
                                      : std::string(),
@@ -662,6 +721,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
   if (how.cluster)
     std::cout << fmt::format("{} check runs searched over {} ranks and again in one process\n", spread_runs,
                              how.cluster->size());
+  if (g_interrupted) return kExitIncomplete;  // the rows finished before it stand above
   return failures ? 1 : 0;
 }
 

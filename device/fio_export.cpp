@@ -22,7 +22,7 @@ std::string file_safe(const std::string& name) {
 FioExport export_fio(const Plan& plan, const std::string& job_path, const std::string& target) {
   namespace fs = std::filesystem;
   FioExport out;
-  std::set<std::string> taken;
+  std::set<std::string> taken, sections{"global"};
   const fs::path jp(job_path);
   const std::string stem = jp.stem().string();
   std::string& j = out.job;
@@ -48,7 +48,12 @@ FioExport export_fio(const Plan& plan, const std::string& job_path, const std::s
     }
     log += fmt::format("{} close\n", target);
     out.iologs.emplace_back(log_path.string(), log);
-    j += fmt::format("\n[{}]\n", p.name);
+    // A job's section: its name made safe (fio reads a section as it is,
+    // `[global]` as options for every job), each once.
+    std::string section = file_safe(p.name) == "global" ? "global_" : file_safe(p.name);
+    for (int k = 2; !sections.insert(section).second; ++k) section = fmt::format("{}-{}", file_safe(p.name), k);
+    j += fmt::format("\n[{}]\n", section);
+    if (section != p.name) j += fmt::format("; process {}\n", p.name);
     j += fmt::format("; {} {} request(s), {}\n", p.sync ? "sync," : "async,", p.rqs.size(),
                      p.pre_gate ? "above the gate" : "below the gate");
     j += fmt::format("read_iolog={}\n", fs::absolute(log_path).string());

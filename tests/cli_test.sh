@@ -522,6 +522,17 @@ expect 2 "suite: missing file" -- "$B" suite "$T/nope.suite"; one_line_error "su
 contains "$T/err" "cannot open suite file" "suite: missing file says so"
 mkdir -p "$T/empty"
 expect 2 "suite: directory without suites" -- "$B" suite "$T/empty"; one_line_error "suite: directory without suites"
+# Every row kind is checked before any row runs: a bad diff, prove or replay
+# row is a usage error, as a bad check row is.
+printf 'check tags refcount - deadlock holds\ndiff bfq v4.13 refactor no_such_fn differ\n' >"$T/bad6.suite"
+expect 2 "suite: unknown decision function" -- "$B" suite "$T/bad6.suite"; one_line_error "suite: unknown decision function"
+contains "$T/err" "bad6.suite:2: no decision function 'no_such_fn' for bfq" "suite: unknown function names file and line"
+printf 'diff bfq v4.13 nope may_idle differ\n' >"$T/bad7.suite"
+expect 2 "suite: diff row with an unknown variant" -- "$B" suite "$T/bad7.suite"; one_line_error "suite: diff row with an unknown variant"
+printf 'prove tags tag-match ntags=4 no-such-prop proved\n' >"$T/bad8.suite"
+expect 2 "suite: prove row with an unknown property" -- "$B" suite "$T/bad8.suite"; one_line_error "suite: prove row with an unknown property"
+printf 'replay %s/nope.json\n' "$T" >"$T/bad9.suite"
+expect 2 "suite: replay of a missing trace" -- "$B" suite "$T/bad9.suite"; one_line_error "suite: replay of a missing trace"
 
 # Ctrl-C: prove and diff stop at once, say so, and exit 3 (z3 catches a
 # SIGINT during a check; the interrupt handler one between checks).
@@ -543,6 +554,20 @@ interrupted() {  # interrupted DESCRIPTION SECONDS -- command...
 interrupted "prove, interrupted" 1 -- "$B" prove inflight -v percpu -p parts=3 -p submitters=8 -p rounds=2 \
   -p reads=2 -p whole=1 -p cpus=8
 interrupted "diff, interrupted" 0.4 -- "$B" diff bfq --from v4.13 --to refactor
+# An interrupted suite keeps the rows it finished, calls the cut ones
+# interrupted (not MISMATCH), counts the rest as not run, and exits 3.
+(cd "$SRC" && exec "$B" suite model/sched/bfq/bfq.suite) >"$T/out" 2>"$T/err" &
+spid=$!
+sleep 3
+kill -INT "$spid"
+wait "$spid"
+src=$?
+if [ "$src" = 3 ] && grep -q "interrupted: [0-9]* cut short, [0-9]* not run" "$T/out" && ! grep -q MISMATCH "$T/out" &&
+  grep -q " 0 failed" "$T/out"; then pass=$((pass + 1)); else
+  fail=$((fail + 1))
+  echo "FAIL: suite, interrupted: exit $src"
+  tail -3 "$T/out"
+fi
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -267,6 +267,22 @@ TEST_CASE("device: fio job text") {
   const FioExport fs = export_fio(s, "j.fio", "t");
   CHECK(fs.job.find("iodepth=1\n") != std::string::npos);
   CHECK(fs.iologs[0].second.find("t read 8192 8192\n") != std::string::npos);
+  // A process named global, or with characters fio's section reading keeps,
+  // gets a section of its own: one [global], one job per process.
+  const Plan g = make_plan("device depth=4\nproc global dir=R sync=1 reqs=1\nproc a]b;$../x dir=R sync=1 reqs=2\n"
+                           "proc a_b__.._x dir=R sync=1 reqs=3\n", "g");
+  const FioExport fg = export_fio(g, "j.fio", "t");
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (std::size_t at = fg.job.find(what); at != std::string::npos; at = fg.job.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("\n[global]\n") == 1);
+  CHECK(count("\n[") == 4);
+  CHECK(count("read_iolog=") == 3);
+  CHECK(fg.job.find("[global_]\n; process global\n") != std::string::npos);
+  CHECK(fg.job.find("[a_b__.._x]\n; process a]b;$../x\n") != std::string::npos);
+  CHECK(fg.job.find("[a_b__.._x-2]\n; process a_b__.._x\n") != std::string::npos);
 }
 
 // What the inflight model says each file reports on a held row: the tag walk
