@@ -48,10 +48,12 @@ FioExport export_fio(const Plan& plan, const std::string& job_path, const std::s
     }
     log += fmt::format("{} close\n", target);
     out.iologs.emplace_back(log_path.string(), log);
-    // A job's section: its name made safe (fio reads a section as it is,
-    // `[global]` as options for every job), each once.
-    std::string section = file_safe(p.name) == "global" ? "global_" : file_safe(p.name);
-    for (int k = 2; !sections.insert(section).second; ++k) section = fmt::format("{}-{}", file_safe(p.name), k);
+    // A job's section: its name made safe, each once. fio reads every
+    // section whose name starts with "global" as options for all jobs.
+    std::string safe = file_safe(p.name);
+    if (safe.rfind("global", 0) == 0) safe.insert(safe.begin(), '_');
+    std::string section = safe;
+    for (int k = 2; !sections.insert(section).second; ++k) section = fmt::format("{}-{}", safe, k);
     j += fmt::format("\n[{}]\n", section);
     if (section != p.name) j += fmt::format("; process {}\n", p.name);
     j += fmt::format("; {} {} request(s), {}\n", p.sync ? "sync," : "async,", p.rqs.size(),

@@ -261,6 +261,18 @@ for target in '' ' ' $'a\nb'; do
   one_line_error "export --target"
   [ ! -e "$T/x.fio" ] || { fail=$((fail + 1)); echo "FAIL: export --target '$target' wrote a job"; }
 done
+# A process named global, globalx or a]b;$../x: fio reads one job per
+# process, each with its own iolog (where fio is installed).
+printf 'device depth=2\nproc global dir=R sync=1 reqs=0,1\nproc globalx dir=R sync=1 reqs=3\nproc a]b;$../x dir=R sync=1 reqs=5\n' >"$T/names.wl"
+expect 0 "export --fio of odd process names" -- "$B" export --fio "$T/names.wl" -o "$T/names.fio"
+if command -v fio >/dev/null; then
+  fio --showcmd "$T/names.fio" >"$T/cmd" 2>&1
+  if [ "$(tr ' ' '\n' <"$T/cmd" | grep -c '^--name=')" = 3 ] && [ "$(tr ' ' '\n' <"$T/cmd" | grep -c '^--read_iolog=')" = 3 ] &&
+    fio --parse-only "$T/names.fio" >/dev/null 2>&1; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: fio reads one job per process"; cat "$T/cmd"; fi
+else
+  echo "note: fio is not installed: the exported job is not parsed"
+fi
 # A name of 100 KB or with a newline: one short line of error, the name cut.
 long=$(head -c 100000 /dev/zero | tr '\0' x)
 expect 2 "a 100 KB variant name" -- "$B" check tags -v "$long"

@@ -267,10 +267,11 @@ TEST_CASE("device: fio job text") {
   const FioExport fs = export_fio(s, "j.fio", "t");
   CHECK(fs.job.find("iodepth=1\n") != std::string::npos);
   CHECK(fs.iologs[0].second.find("t read 8192 8192\n") != std::string::npos);
-  // A process named global, or with characters fio's section reading keeps,
-  // gets a section of its own: one [global], one job per process.
+  // A process named global (or global2: fio takes any [global...] section
+  // for [global]), or with characters fio's section reading keeps, gets a
+  // section of its own: one [global], one job per process.
   const Plan g = make_plan("device depth=4\nproc global dir=R sync=1 reqs=1\nproc a]b;$../x dir=R sync=1 reqs=2\n"
-                           "proc a_b__.._x dir=R sync=1 reqs=3\n", "g");
+                           "proc a_b__.._x dir=R sync=1 reqs=3\nproc global2 dir=R sync=1 reqs=4\n", "g");
   const FioExport fg = export_fio(g, "j.fio", "t");
   auto count = [&](const std::string& what) {
     int n = 0;
@@ -278,9 +279,11 @@ TEST_CASE("device: fio job text") {
     return n;
   };
   CHECK(count("\n[global]\n") == 1);
-  CHECK(count("\n[") == 4);
-  CHECK(count("read_iolog=") == 3);
-  CHECK(fg.job.find("[global_]\n; process global\n") != std::string::npos);
+  CHECK(count("\n[") == 5);
+  CHECK(count("\n[global") == 1);  // fio reads any [global...] section as [global]
+  CHECK(count("read_iolog=") == 4);
+  CHECK(fg.job.find("[_global]\n; process global\n") != std::string::npos);
+  CHECK(fg.job.find("[_global2]\n; process global2\n") != std::string::npos);
   CHECK(fg.job.find("[a_b__.._x]\n; process a]b;$../x\n") != std::string::npos);
   CHECK(fg.job.find("[a_b__.._x-2]\n; process a_b__.._x\n") != std::string::npos);
 }
