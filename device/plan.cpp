@@ -14,10 +14,10 @@ namespace blkmc::device {
 
 namespace {
 
-// The workload text with a `blocker` process of n writes and a gate line
+// The workload text with a blocker process of n writes and a gate line
 // inserted before its first process line.
-std::string with_gate(const std::string& text, const std::vector<int>& sectors) {
-  std::string blk = "proc blocker dir=W sync=0 reqs=";
+std::string with_gate(const std::string& text, const std::vector<int>& sectors, const std::string& blocker) {
+  std::string blk = "proc " + blocker + " dir=W sync=0 reqs=";
   for (std::size_t i = 0; i < sectors.size(); ++i) {
     if (i) blk += ',';
     blk += std::to_string(sectors[i]);
@@ -64,10 +64,17 @@ Plan make_plan(const std::string& workload_text, const std::string& name) {
     if (int(free.size()) < depth + 1 || int(wl.rqs.size()) + depth + 1 > sched::kMaxRqs ||
         int(wl.procs.size()) + 1 > sched::kMaxProcs)
       throw UsageError(fmt::format("{}: no room for the gate's {} blocker writes", name, depth + 1));
-    wl = sched::parse_workload(with_gate(workload_text, free), name);
+    // The gate's process takes a name the workload's processes do not
+    // (blocker, else blocker2, ...).
+    std::string blocker = "blocker";
+    auto taken = [&](const std::string& n) {
+      return std::any_of(wl.procs.begin(), wl.procs.end(), [&](const sched::WlProc& p) { return p.name == n; });
+    };
+    for (int k = 2; taken(blocker); ++k) blocker = fmt::format("blocker{}", k);
+    wl = sched::parse_workload(with_gate(workload_text, free, blocker), name);
     plan.synthetic_gate = true;
-    plan.notes.push_back(fmt::format("gate added: process blocker, {} writes at sectors {}..{}",
-                                     depth + 1, free.front(), free.back()));
+    plan.notes.push_back(fmt::format("gate added: process {}, {} writes at sectors {}..{}", blocker, depth + 1,
+                                     free.front(), free.back()));
   }
   if (wl.dev.depth < kMinDepth) {
     plan.notes.push_back(fmt::format("depth {} raised to {} (the smallest nr_requests)", wl.dev.depth, kMinDepth));

@@ -75,6 +75,14 @@ TEST_CASE("device: a gate is added to an ungated async workload") {
   CHECK(p.wl.track == id_of(p, "writer", 0));
   CHECK(std::any_of(p.notes.begin(), p.notes.end(),
                     [](const std::string& n) { return n.find("gate added") != std::string::npos; }));
+  // A workload's own process named blocker keeps its name; the gate's
+  // process takes another, and the export writes one job per process.
+  const Plan b = make_plan("device depth=2\nproc blocker dir=R sync=0 reqs=0,1\nproc blocker2 dir=R sync=0 reqs=5\n", "h2");
+  REQUIRE(b.procs.size() == 3);
+  CHECK(b.procs[0].name == "blocker3");
+  CHECK(b.procs[1].name == "blocker");
+  CHECK(b.procs[1].rqs.size() == 2);
+  CHECK(export_fio(b, "j.fio", "t").iologs.size() == 3);
 }
 
 TEST_CASE("device: ioprio classes and refusals") {
