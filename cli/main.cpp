@@ -247,6 +247,11 @@ int blkmc::blkmc_main(int argc, char** argv) {
   check->add_option("--disk-dir", disk_dir,
                     "where the disk and bitstate stores put their scratch directory (default: "
                     "$TMPDIR or /tmp; removed at the end)");
+  double disk_mib = 0;
+  check->add_option("--disk", disk_mib,
+                    "disk and bitstate stores: limit on their scratch files, MiB (default: the free space of "
+                    "--disk-dir's filesystem, less 16 MiB)")
+      ->check(finite_range(1.0, 1e9));
   double sort_mib = 0;
   check->add_option("--sort-buffer", sort_mib,
                     "disk store: RAM for each of a level's two sorts, MiB (default: a quarter of --memory)")
@@ -595,8 +600,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
                   : store_kind == "bitstate" ? StoreKind::Bitstate
                                              : StoreKind::Plain;
       const bool on_disk = opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate;
-      if (!on_disk && (!disk_dir.empty() || sort_mib > 0 || bitstate_log2))
-        throw UsageError("--disk-dir, --sort-buffer and --bitstate-bits are for --store disk or bitstate");
+      if (!on_disk && (!disk_dir.empty() || sort_mib > 0 || bitstate_log2 || disk_mib > 0))
+        throw UsageError("--disk, --disk-dir, --sort-buffer and --bitstate-bits are for --store disk or bitstate");
       if (sort_mib > 0 && opt.store != StoreKind::Disk) throw UsageError("--sort-buffer is for --store disk");
       if (bitstate_log2 && opt.store != StoreKind::Bitstate) throw UsageError("--bitstate-bits is for --store bitstate");
       if (!disk_dir.empty() && !std::filesystem::is_directory(disk_dir))
@@ -611,6 +616,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
       opt.limits.seconds = seconds;
       opt.limits.memory_bytes = memory_mib > 0 ? std::uint64_t(memory_mib * 1024 * 1024)
                                                : default_memory_limit();
+      opt.limits.disk_bytes = std::uint64_t(disk_mib * 1024 * 1024);
       // Every reduction that is sound for the selected properties
       // (explorer/reduction.hpp), unless switched off.
       opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};

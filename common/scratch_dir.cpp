@@ -35,4 +35,12 @@ std::uint64_t ScratchDir::free_bytes() const {
   return std::uint64_t(v.f_bavail) * v.f_frsize;
 }
 
+std::uint64_t ScratchDir::used_bytes() const {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(path_, ec))
+    if (e.is_regular_file(ec)) n += e.file_size(ec);
+  return n;
+}
+
 }  // namespace blkmc

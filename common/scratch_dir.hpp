@@ -18,6 +18,8 @@ class ScratchDir {
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   // Bytes free on its filesystem.
   std::uint64_t free_bytes() const;
+  // Bytes its files take.
+  std::uint64_t used_bytes() const;
 
  private:
   std::string path_;

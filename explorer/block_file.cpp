@@ -21,11 +21,13 @@ namespace {
 constexpr std::size_t kBlockBytes = 256 * 1024;  // uncompressed, about
 constexpr int kLevel = 1;                        // zstd's fastest ordinary level
 
+bool no_room() { return errno == ENOSPC || errno == EDQUOT; }
+
 void write_all(int fd, const std::uint8_t* p, std::size_t n, const std::string& path) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw DiskError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    if (w <= 0) throw DiskError(fmt::format("cannot write {}: {}", path, std::strerror(errno)), no_room());
     p += w;
     n -= std::size_t(w);
   }
@@ -79,7 +81,7 @@ BlockWriter::BlockWriter(std::string path, std::size_t record_bytes, bool delta)
   f_.per_block = std::max<std::size_t>(1, kBlockBytes / record_bytes);
   f_.delta = delta;
   fd_ = ::open(f_.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw DiskError(fmt::format("cannot create {}: {}", f_.path, std::strerror(errno)));
+  if (fd_ < 0) throw DiskError(fmt::format("cannot create {}: {}", f_.path, std::strerror(errno)), no_room());
   cctx_ = ZSTD_createCCtx();
   buf_.reserve(f_.per_block * record_bytes);
 }
@@ -119,7 +121,7 @@ BlockFile BlockWriter::finish() {
   flush();
   if (fd_ >= 0 && ::close(fd_) != 0) {
     fd_ = -1;
-    throw DiskError(fmt::format("cannot write {}: {}", f_.path, std::strerror(errno)));
+    throw DiskError(fmt::format("cannot write {}: {}", f_.path, std::strerror(errno)), no_room());
   }
   fd_ = -1;
   return f_;

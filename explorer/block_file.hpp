@@ -20,9 +20,11 @@
 namespace blkmc {
 
 // A write or read of the scratch files failed (disk full, removed): the
-// search cannot go on.
+// search cannot go on. full: the filesystem had no room left (ENOSPC,
+// EDQUOT), where the search stops with what it found.
 struct DiskError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit DiskError(const std::string& what, bool full_ = false) : std::runtime_error(what), full(full_) {}
+  bool full = false;
 };
 
 struct BlockFile {

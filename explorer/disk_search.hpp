@@ -38,7 +38,7 @@ namespace disk_search {
 constexpr std::size_t kRound = 1u << 14;          // parents expanded between two replays, at most
 constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
 constexpr unsigned kSuccBits = 24;                 // origin = parent << kSuccBits | successor
-constexpr std::uint64_t kDiskReserve = 1ull << 30;  // free space a level may not start below
+constexpr std::uint64_t kDiskMargin = 16ull << 20;  // left free for everyone else
 
 inline void put_be64(std::uint8_t* p, std::uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = std::uint8_t(v);
@@ -158,11 +158,28 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     by_origin->set_parallel(par, pool.size());
   }
 
+  // The disk a level may use: the filesystem's free bytes (less a margin),
+  // and what --disk leaves. A level starts only with room for what it will
+  // write at most, estimated from the last one (its peak scratch bytes per
+  // parent); a round only with room for its share; a disk that fills all
+  // the same (ENOSPC) ends the search there too, with what it found.
+  auto room = [&]() -> std::uint64_t {
+    std::uint64_t free = st.scratch().free_bytes();
+    free = free > ds::kDiskMargin ? free - ds::kDiskMargin : 0;
+    if (lim.disk_bytes) {
+      const std::uint64_t used = st.scratch().used_bytes();
+      free = std::min(free, lim.disk_bytes > used ? lim.disk_bytes - used : 0);
+    }
+    return free;
+  };
+  double per_parent = 0;  // the last level's peak scratch growth per parent, bytes
   for (std::uint32_t depth = 0; depth < st.levels(); ++depth) {
     const std::size_t lo = st.level_first(depth), hi = st.size();
     if (lo == hi) break;
     if (auto r = check_clock_and_memory(int(depth))) return *r;
-    if (st.scratch().free_bytes() < ds::kDiskReserve) return StopReason::Disk;
+    if (double(room()) < per_parent * double(hi - lo)) return StopReason::Disk;
+    const std::uint64_t used0 = st.scratch().used_bytes();
+    std::uint64_t peak = used0;
     const bool at_bound = lim.max_depth && depth >= lim.max_depth;
     nsucc.assign(hi - lo, 0);
     std::optional<StopReason> stop;
@@ -275,7 +292,8 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           stop = r;
           break;
         }
-        if (st.scratch().free_bytes() < ds::kDiskReserve) {
+        peak = std::max(peak, st.scratch().used_bytes());
+        if (double(room()) < per_parent * double(R.r1 - r0)) {
           stop = StopReason::Disk;
           break;
         }
@@ -334,6 +352,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           by_origin->add(fresh_rec.data());
         }
         if (run && !stop) st.add_visited_run(run->finish());
+        peak = std::max(peak, st.scratch().used_bytes());
         if (!stop && !at_bound) {
           head = by_origin->next();
           replay(lo, hi, [&] { return by_origin->next(); },
@@ -344,12 +363,18 @@ StopReason Search<M>::disk_levels(Obs& obs) {
                  [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
         }
       }
+    } catch (const DiskError& e) {
+      st.end_level();
+      if (!e.full) throw;
+      return StopReason::Disk;  // the disk filled mid-level
     } catch (...) {
       st.end_level();
       throw;
     }
     st.end_level();
     if (stop) return *stop;
+    peak = std::max(peak, st.scratch().used_bytes());
+    per_parent = double(peak - used0) / double(hi - lo);
   }
   return truncated ? StopReason::MaxDepth : StopReason::Complete;
 }

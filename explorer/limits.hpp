@@ -13,6 +13,7 @@ struct Limits {
   std::uint32_t max_depth = 0;     // 0: none
   double seconds = 0;              // 0: none
   std::uint64_t memory_bytes = 0;  // 0: none; the visited store's bytes
+  std::uint64_t disk_bytes = 0;    // 0: none; the disk store's scratch files
 };
 
 enum class StopReason { Complete, AllViolated, MaxStates, MaxDepth, Time, Memory, Interrupted, Disk };

@@ -5,7 +5,7 @@ set -u
 B=$1
 SRC=$2
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
 pass=0 fail=0
 
 expect() {  # expect RC DESCRIPTION -- command...
@@ -176,6 +176,26 @@ expect 2 "--disk-dir not a directory" -- "$B" check tags -v refcount --store dis
 expect 2 "progress in the disk store" -- "$B" check workqueue -v before --prop all-work-runs --store disk --disk-dir "$T/scratch"
 one_line_error "progress in the disk store"
 if [ -z "$(ls -A "$T/scratch")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: scratch files left after errors"; ls "$T/scratch"; fi
+# --disk N: the disk store stops at the last level that fits, with what it
+# found (tags 4/3/3 needs 630 MB in all), exit 3.
+expect 3 "disk store at --disk 20" -- "$B" check tags -v refcount -p ntags=4 -p submitters=3 -p rounds=3 --no-reduce -q \
+  --store disk --disk-dir "$T/scratch" --disk 20 --prop no-null-deref
+contains "$T/out" "bfs search: disk space limit reached" "--disk: the stop says why"
+states=$(sed -n 's/^  \([0-9]*\) states,.*/\1/p' "$T/out")
+if [ "${states:-0}" -gt 100000 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --disk 20 explored only ${states:-0} states"; fi
+expect 2 "--disk without the disk store" -- "$B" check tags -v refcount --disk 20; one_line_error "--disk without the disk store"
+# A small filesystem (root: a 40 MiB tmpfs): the store uses the disk there
+# is, not a fixed reserve, and stops when it would fill.
+if [ "$(id -u)" = 0 ] && mkdir "$T/small" && mount -t tmpfs -o size=40m blkmc-test "$T/small" 2>/dev/null; then
+  expect 3 "disk store on a 40 MiB filesystem" -- "$B" check tags -v refcount -p ntags=4 -p submitters=3 -p rounds=3 \
+    --no-reduce -q --store disk --disk-dir "$T/small" --prop no-null-deref
+  contains "$T/out" "bfs search: disk space limit reached" "a small filesystem: the stop says why"
+  states=$(sed -n 's/^  \([0-9]*\) states,.*/\1/p' "$T/out")
+  if [ "${states:-0}" -gt 100000 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: 40 MiB explored only ${states:-0} states"; fi
+  umount "$T/small"
+else
+  echo "note: not root or no tmpfs: the small-filesystem run is skipped"
+fi
 # --dot: the state graph, with the counterexample drawn on it.
 expect 1 "check --dot" -- "$B" check tags -v v4.11 -q --prop no-null-deref --dot "$T/g.dot"
 contains "$T/out" "state graph (" "check --dot says what it wrote"
