@@ -75,6 +75,10 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   } else if (t.value) {
     throw UsageError("malformed trace: 'value' belongs to maximize traces only");
   }
+  // A lasso (stuck, loop) ends progress and starvation traces only.
+  if ((t.stuck || t.loop) && kind != PropKind::Progress && kind != PropKind::Starvation)
+    throw UsageError(fmt::format("malformed trace: '{}' belongs to progress and starvation traces, not to {}",
+                                 t.loop ? "loop" : "stuck", pname));
   if (kind == PropKind::Starvation && !HasPending<M>)
     throw UsageError(
         fmt::format("model {}: property {} is a starvation property but the model "

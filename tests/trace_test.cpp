@@ -378,6 +378,19 @@ TEST_CASE("trace: wrong-typed or out-of-range fields give UsageError") {
   }
 }
 
+TEST_CASE("trace: fields the format defines only for some properties are refused elsewhere") {
+  // search is bfs or dfs; a lasso (loop, stuck) ends progress and
+  // starvation traces only, so an invariant's trace with one is malformed.
+  json j = trace_to_json(v411_trace());
+  j["search"] = "BFS";
+  CHECK_THROWS_AS(trace_from_json(j), UsageError);
+  for (const char* field : {"loop", "stuck"}) {
+    Trace t = v411_trace();
+    (std::string(field) == "loop" ? t.loop : t.stuck) = 0;
+    CHECK_THROWS_AS(find_model(t.model).replay(t), UsageError);
+  }
+}
+
 TEST_CASE("trace: a user's workload travels in param_files and replays under any number") {
   const ModelHandle& mh = find_model("deadline");
   const std::string text = "# trace test\nproc w dir=W reqs=100\ngate\nproc r stream=4\ntrack w:0\n";
