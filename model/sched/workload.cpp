@@ -141,7 +141,12 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
   p.pre_gate = pre_gate;
   p.first = static_cast<int>(wl.rqs.size());
   const int id = static_cast<int>(wl.procs.size());
+  // One rule for every request, from reqs= or stream=: it lies within
+  // sectors 0..kMaxSector, its last sector included.
   auto add = [&](int dir, int sector, int size) {
+    if (sector + size - 1 > kMaxSector)
+      throw LineError{fmt::format("a request at sector {} of {} sectors reaches sector {} (max {})", sector, size,
+                                  sector + size - 1, kMaxSector)};
     if (static_cast<int>(wl.rqs.size()) >= kMaxRqs)
       throw LineError{fmt::format("more than {} requests in the workload", kMaxRqs)};
     wl.rqs.push_back({id, p.count++, dir, sector, size});
@@ -173,12 +178,7 @@ void parse_proc(const std::vector<std::string>& w, bool pre_gate, Workload& wl) 
     const int start = o.count("start") ? to_int("start", o.at("start"), 0, kMaxSector) : 0;
     const int stride = o.count("stride") ? to_int("stride", o.at("stride"), 0, kMaxSector) : 1;
     const int size = o.count("size") ? to_int("size", o.at("size"), 1, 255) : 1;
-    for (int i = 0; i < n; ++i) {
-      const int sector = start + i * stride;
-      if (sector > kMaxSector)
-        throw LineError{fmt::format("stream reaches sector {} (max {})", sector, kMaxSector)};
-      add(p.dir, sector, size);
-    }
+    for (int i = 0; i < n; ++i) add(p.dir, start + i * stride, size);
   }
   if (p.count == 0) throw LineError{"a process needs at least one request"};
   wl.procs.push_back(p);
