@@ -417,18 +417,18 @@ proc reader dir=R sync=1 reqs=0
 }
 
 TEST_CASE("bfq steps (v6.12): close cooperators merge on a rotational device") {
-  // No queue in service: the writer's request at 15 lies between the
-  // readers' next requests; bfqq_find_close looks first at the node where
-  // the rq_pos_tree search ends, the one inserted later (deeper), and
-  // takes it as it is close. So the writer joins whichever reader came second.
-  for (int second : {0, 1}) {
-    const Workload w = wl(R"(
+  const Workload w = wl(R"(
 device depth=2 slot=1 spindles=1 rotational=1
 proc reader0 dir=R sync=1 reqs=10
 proc reader1 dir=R sync=1 reqs=20
 proc writer dir=W sync=1 reqs=15
 )");
-    const BM m(variant_index("v6.12"), params(Tun{}), w);
+  const BM m(variant_index("v6.12"), params(Tun{}), w);
+  // No queue in service: the writer's request at 15 lies between the
+  // readers' next requests; bfqq_find_close looks first at the node where
+  // the rq_pos_tree search ends, the one inserted later (deeper), and
+  // takes it as it is close. So the writer joins whichever reader came second.
+  for (int second : {0, 1}) {
     State s = m.initial();
     s = run(m, s, step(1 - second, BM::SUBMIT, 1 - second));
     s = run(m, s, step(second, BM::SUBMIT, second));
@@ -439,14 +439,7 @@ proc writer dir=W sync=1 reqs=15
   }
   // With reader0 in service (its request dispatched, ending at sector 11),
   // the writer's request at 15 is close to where it ended: it joins reader0.
-  const Workload w = wl(R"(
-device depth=2 slot=1 spindles=1 rotational=1
-proc reader0 dir=R sync=1 reqs=10
-proc reader1 dir=R sync=1 reqs=20
-proc writer dir=W sync=1 reqs=15
-)");
   const Actors a{3};
-  const BM m(variant_index("v6.12"), params(Tun{}), w);
   State s = m.initial();
   s = run(m, s, step(0, BM::SUBMIT, 0));
   s = run(m, s, step(a.disp(), BM::DISPATCH, 0));

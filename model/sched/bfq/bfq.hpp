@@ -107,6 +107,7 @@
 #include <vector>
 
 #include "model/sched/bfq/bfq_decide.hpp"
+#include "model/sched/bfq/bfq_pos_tree.hpp"
 #include "model/sched/scheduler.hpp"
 
 namespace blkmc::sched {
@@ -294,6 +295,7 @@ class BfqScheduler {
   void bfq_pos_tree_add_move(SchedState& s, int q) const;
   void bfq_pos_tree_erase(SchedState& s, int q) const;
   void pos_tree_update(SchedState& s, int q, bool add) const;
+  PosTree pos_tree(const SchedState& s) const;  // the stored shape, keyed by the queues' next requests
   bool nonrot_with_queueing(const SchedState& s) const;
   void bfq_forget_idle(SchedState& s) const;
   int bfq_lookup_next_entity(SchedState& s, bool keep_vtime) const;

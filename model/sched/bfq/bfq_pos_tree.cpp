@@ -4,9 +4,13 @@
 
 namespace blkmc::sched {
 
+namespace {
+bool is_red(const bool* red, int n) { return n >= 0 && red[n]; }
+}  // namespace
+
 PosTree::PosTree(const std::uint8_t* code, const int* key, int n) : n_(n) {
   for (int q = 0; q < n_; ++q) {
-    left_[q] = right_[q] = parent_[q] = -1;
+    kid_[q][0] = kid_[q][1] = parent_[q] = -1;
     key_[q] = key[q];
   }
   for (int q = 0; q < n_; ++q) {
@@ -15,8 +19,7 @@ PosTree::PosTree(const std::uint8_t* code, const int* key, int n) : n_(n) {
     red_[q] = (code[q] & kRed) != 0;
     parent_[q] = (code[q] & kParentMask) - 1;
     if (parent_[q] < 0) root_ = q;
-    else if (code[q] & kRight) right_[parent_[q]] = q;
-    else left_[parent_[q]] = q;
+    else kid_[parent_[q]][(code[q] & kRight) ? 1 : 0] = q;
   }
 }
 
@@ -27,27 +30,24 @@ void PosTree::encode(std::uint8_t* code) const {
       continue;
     }
     const int p = parent_[q];
-    code[q] = static_cast<std::uint8_t>(kOn | (red_[q] ? kRed : 0) | (p >= 0 && right_[p] == q ? kRight : 0) |
+    code[q] = static_cast<std::uint8_t>(kOn | (red_[q] ? kRed : 0) | (p >= 0 && kid_[p][1] == q ? kRight : 0) |
                                         (p + 1));
   }
 }
 
 int PosTree::lookup(int sector, int* parent) const {
   int p = -1, at = root_;
-  while (at >= 0) {
+  while (at >= 0 && sector != key_[at]) {
     p = at;
-    if (sector > key_[at]) at = right_[at];
-    else if (sector < key_[at]) at = left_[at];
-    else break;
+    at = kid_[at][sector > key_[at] ? 1 : 0];
   }
-  *parent = p;
+  *parent = at >= 0 ? at : p;
   return at;
 }
 
 void PosTree::link_child(int parent, int old, int now) {
   if (parent < 0) root_ = now;
-  else if (left_[parent] == old) left_[parent] = now;
-  else right_[parent] = now;
+  else kid_[parent][kid_[parent][0] == old ? 0 : 1] = now;
 }
 
 // `now` takes `old`'s place and colour; `old` becomes its child, coloured.
@@ -64,16 +64,15 @@ void PosTree::insert(int q) {
   int p = -1, at = root_;
   while (at >= 0) {
     p = at;
-    at = key_[q] > key_[at] ? right_[at] : left_[at];
+    at = kid_[at][key_[q] > key_[at] ? 1 : 0];
   }
   on_[q] = true;
-  left_[q] = right_[q] = -1;
+  kid_[q][0] = kid_[q][1] = -1;
   parent_[q] = p;
   red_[q] = true;
   if (p < 0) root_ = q;
-  else if (key_[q] > key_[p]) right_[p] = q;
-  else left_[p] = q;
-  // __rb_insert
+  else kid_[p][key_[q] > key_[p] ? 1 : 0] = q;
+  // __rb_insert; d is the side of g that parent hangs on.
   int node = q, parent = p;
   while (true) {
     if (parent < 0) {
@@ -82,52 +81,20 @@ void PosTree::insert(int q) {
     }
     if (!red_[parent]) break;
     const int g = parent_[parent];
-    int tmp = right_[g];
-    if (parent != tmp) {  // parent is g's left child
-      if (tmp >= 0 && red_[tmp]) {  // case 1: recolour, go up
-        red_[tmp] = red_[parent] = false;
-        node = g;
-        parent = parent_[node];
-        red_[node] = true;
-        continue;
-      }
-      tmp = right_[parent];
-      if (node == tmp) {  // case 2: left rotate at parent
-        tmp = left_[node];
-        right_[parent] = tmp;
-        left_[node] = parent;
-        if (tmp >= 0) {
-          parent_[tmp] = parent;
-          red_[tmp] = false;
-        }
-        parent_[parent] = node;
-        red_[parent] = true;
-        parent = node;
-        tmp = right_[node];
-      }
-      // case 3: right rotate at g
-      left_[g] = tmp;
-      right_[parent] = g;
-      if (tmp >= 0) {
-        parent_[tmp] = g;
-        red_[tmp] = false;
-      }
-      rotate_set_parents(g, parent, true);
-      break;
-    }
-    tmp = left_[g];  // parent is g's right child: the mirror
-    if (tmp >= 0 && red_[tmp]) {
+    const int d = kid_[g][1] == parent ? 1 : 0;
+    int tmp = kid_[g][1 - d];  // the uncle
+    if (is_red(red_, tmp)) {  // case 1: recolour, go up
       red_[tmp] = red_[parent] = false;
       node = g;
       parent = parent_[node];
       red_[node] = true;
       continue;
     }
-    tmp = left_[parent];
-    if (node == tmp) {
-      tmp = right_[node];
-      left_[parent] = tmp;
-      right_[node] = parent;
+    tmp = kid_[parent][1 - d];
+    if (node == tmp) {  // case 2: rotate at parent, away from d
+      tmp = kid_[node][d];
+      kid_[parent][1 - d] = tmp;
+      kid_[node][d] = parent;
       if (tmp >= 0) {
         parent_[tmp] = parent;
         red_[tmp] = false;
@@ -135,10 +102,11 @@ void PosTree::insert(int q) {
       parent_[parent] = node;
       red_[parent] = true;
       parent = node;
-      tmp = left_[node];
+      tmp = kid_[node][1 - d];
     }
-    right_[g] = tmp;
-    left_[parent] = g;
+    // case 3: rotate at g, towards 1 - d
+    kid_[g][d] = tmp;
+    kid_[parent][1 - d] = g;
     if (tmp >= 0) {
       parent_[tmp] = g;
       red_[tmp] = false;
@@ -151,42 +119,37 @@ void PosTree::insert(int q) {
 void PosTree::erase(int node) {
   if (!on_[node]) return;
   on_[node] = false;
-  const int child = right_[node];
-  int tmp = left_[node];
+  const int child = kid_[node][1];
+  int tmp = kid_[node][0];
   int rebalance = -1;
-  if (tmp < 0) {  // at most a right child: it takes node's place and colour
-    const int p = parent_[node];
-    link_child(p, node, child);
-    if (child >= 0) {
-      parent_[child] = p;
-      red_[child] = red_[node];
+  if (tmp < 0 || child < 0) {  // at most one child: it takes node's place and colour
+    const int only = tmp < 0 ? child : tmp, p = parent_[node];
+    link_child(p, node, only);
+    if (only >= 0) {
+      parent_[only] = p;
+      red_[only] = red_[node];
     } else if (!red_[node]) {
       rebalance = p;
     }
-  } else if (child < 0) {  // only a left child
-    const int p = parent_[node];
-    link_child(p, node, tmp);
-    parent_[tmp] = p;
-    red_[tmp] = red_[node];
   } else {  // two children: the successor takes node's place
     int successor = child, parent, child2;
-    tmp = left_[child];
+    tmp = kid_[child][0];
     if (tmp < 0) {
       parent = successor;
-      child2 = right_[successor];
+      child2 = kid_[successor][1];
     } else {
       do {
         parent = successor;
         successor = tmp;
-        tmp = left_[tmp];
+        tmp = kid_[tmp][0];
       } while (tmp >= 0);
-      child2 = right_[successor];
-      left_[parent] = child2;
-      right_[successor] = child;
+      child2 = kid_[successor][1];
+      kid_[parent][0] = child2;
+      kid_[successor][1] = child;
       parent_[child] = successor;
     }
-    tmp = left_[node];
-    left_[successor] = tmp;
+    tmp = kid_[node][0];
+    kid_[successor][0] = tmp;
     parent_[tmp] = successor;
     const int p = parent_[node];
     link_child(p, node, successor);
@@ -199,78 +162,31 @@ void PosTree::erase(int node) {
     parent_[successor] = p;
     red_[successor] = red_[node];
   }
-  left_[node] = right_[node] = parent_[node] = -1;
+  kid_[node][0] = kid_[node][1] = parent_[node] = -1;
   red_[node] = false;
   if (rebalance >= 0) erase_color(rebalance);
 }
 
-static bool is_red(const bool* red, int n) { return n >= 0 && red[n]; }
-
-// ____rb_erase_color: the subtree at parent's `node` side lost a black.
+// ____rb_erase_color: the subtree at parent's `node` side lost a black; d
+// is that side.
 void PosTree::erase_color(int parent) {
   int node = -1;
   while (true) {
-    int sibling = right_[parent];
-    if (node != sibling) {  // node is the left child
-      if (is_red(red_, sibling)) {  // case 1: left rotate at parent
-        int tmp1 = left_[sibling];
-        right_[parent] = tmp1;
-        left_[sibling] = parent;
-        parent_[tmp1] = parent;
-        red_[tmp1] = false;
-        rotate_set_parents(parent, sibling, true);
-        sibling = tmp1;
-      }
-      int tmp1 = right_[sibling];
-      if (!is_red(red_, tmp1)) {
-        const int tmp2 = left_[sibling];
-        if (!is_red(red_, tmp2)) {  // case 2: flip the sibling's colour
-          red_[sibling] = true;
-          if (red_[parent]) {
-            red_[parent] = false;
-          } else {
-            node = parent;
-            parent = parent_[node];
-            if (parent >= 0) continue;
-          }
-          break;
-        }
-        // case 3: right rotate at sibling
-        tmp1 = right_[tmp2];
-        left_[sibling] = tmp1;
-        right_[tmp2] = sibling;
-        right_[parent] = tmp2;
-        if (tmp1 >= 0) {
-          parent_[tmp1] = sibling;
-          red_[tmp1] = false;
-        }
-        tmp1 = sibling;
-        sibling = tmp2;
-      }
-      // case 4: left rotate at parent
-      const int tmp2 = left_[sibling];
-      right_[parent] = tmp2;
-      left_[sibling] = parent;
-      parent_[tmp1] = sibling;
-      red_[tmp1] = false;
-      if (tmp2 >= 0) parent_[tmp2] = parent;
-      rotate_set_parents(parent, sibling, false);
-      break;
-    }
-    sibling = left_[parent];  // the mirror
-    if (is_red(red_, sibling)) {
-      int tmp1 = right_[sibling];
-      left_[parent] = tmp1;
-      right_[sibling] = parent;
+    const int d = node == kid_[parent][1] ? 1 : 0;
+    int sibling = kid_[parent][1 - d];
+    if (is_red(red_, sibling)) {  // case 1: rotate at parent towards d
+      const int tmp1 = kid_[sibling][d];
+      kid_[parent][1 - d] = tmp1;
+      kid_[sibling][d] = parent;
       parent_[tmp1] = parent;
       red_[tmp1] = false;
       rotate_set_parents(parent, sibling, true);
       sibling = tmp1;
     }
-    int tmp1 = left_[sibling];
+    int tmp1 = kid_[sibling][1 - d];
     if (!is_red(red_, tmp1)) {
-      const int tmp2 = right_[sibling];
-      if (!is_red(red_, tmp2)) {
+      const int tmp2 = kid_[sibling][d];
+      if (!is_red(red_, tmp2)) {  // case 2: flip the sibling's colour
         red_[sibling] = true;
         if (red_[parent]) {
           red_[parent] = false;
@@ -281,10 +197,11 @@ void PosTree::erase_color(int parent) {
         }
         break;
       }
-      tmp1 = left_[tmp2];
-      right_[sibling] = tmp1;
-      left_[tmp2] = sibling;
-      left_[parent] = tmp2;
+      // case 3: rotate at sibling away from d
+      tmp1 = kid_[tmp2][1 - d];
+      kid_[sibling][d] = tmp1;
+      kid_[tmp2][1 - d] = sibling;
+      kid_[parent][1 - d] = tmp2;
       if (tmp1 >= 0) {
         parent_[tmp1] = sibling;
         red_[tmp1] = false;
@@ -292,9 +209,10 @@ void PosTree::erase_color(int parent) {
       tmp1 = sibling;
       sibling = tmp2;
     }
-    const int tmp2 = right_[sibling];
-    left_[parent] = tmp2;
-    right_[sibling] = parent;
+    // case 4: rotate at parent towards d
+    const int tmp2 = kid_[sibling][d];
+    kid_[parent][1 - d] = tmp2;
+    kid_[sibling][d] = parent;
     parent_[tmp1] = sibling;
     red_[tmp1] = false;
     if (tmp2 >= 0) parent_[tmp2] = parent;
@@ -303,40 +221,31 @@ void PosTree::erase_color(int parent) {
   }
 }
 
-int PosTree::next(int q) const {
-  if (right_[q] >= 0) {
-    q = right_[q];
-    while (left_[q] >= 0) q = left_[q];
+int PosTree::step(int q, int dir) const {
+  if (kid_[q][dir] >= 0) {
+    q = kid_[q][dir];
+    while (kid_[q][1 - dir] >= 0) q = kid_[q][1 - dir];
     return q;
   }
   int p = parent_[q];
-  while (p >= 0 && q == right_[p]) {
+  while (p >= 0 && q == kid_[p][dir]) {
     q = p;
     p = parent_[p];
   }
   return p;
 }
 
-int PosTree::prev(int q) const {
-  if (left_[q] >= 0) {
-    q = left_[q];
-    while (right_[q] >= 0) q = right_[q];
-    return q;
-  }
-  int p = parent_[q];
-  while (p >= 0 && q == left_[p]) {
-    q = p;
-    p = parent_[p];
-  }
-  return p;
-}
+int PosTree::next(int q) const { return step(q, 1); }
+int PosTree::prev(int q) const { return step(q, 0); }
 
 int PosTree::black_height(int n, bool* ok) const {
   if (n < 0) return 1;
-  if (red_[n] && (is_red(red_, left_[n]) || is_red(red_, right_[n]))) *ok = false;
-  if (left_[n] >= 0 && (parent_[left_[n]] != n || key_[left_[n]] >= key_[n])) *ok = false;
-  if (right_[n] >= 0 && (parent_[right_[n]] != n || key_[right_[n]] <= key_[n])) *ok = false;
-  const int l = black_height(left_[n], ok), r = black_height(right_[n], ok);
+  if (red_[n] && (is_red(red_, kid_[n][0]) || is_red(red_, kid_[n][1]))) *ok = false;
+  for (int d : {0, 1}) {
+    const int c = kid_[n][d];
+    if (c >= 0 && (parent_[c] != n || (d ? key_[c] <= key_[n] : key_[c] >= key_[n]))) *ok = false;
+  }
+  const int l = black_height(kid_[n][0], ok), r = black_height(kid_[n][1], ok);
   if (l != r) *ok = false;
   return l + (red_[n] ? 0 : 1);
 }

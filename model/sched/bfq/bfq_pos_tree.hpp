@@ -27,6 +27,7 @@ class PosTree {
   void encode(std::uint8_t* code) const;
 
   bool contains(int q) const { return on_[q]; }
+  int key(int q) const { return key_[q]; }
   // bfq_rq_pos_tree_lookup: the queue whose key is `sector`, or -1; *parent:
   // the last node visited (-1 on an empty tree).
   int lookup(int sector, int* parent) const;
@@ -41,10 +42,13 @@ class PosTree {
   void link_child(int parent, int old, int now);  // __rb_change_child
   void rotate_set_parents(int old, int now, bool old_red);  // __rb_rotate_set_parents
   void erase_color(int parent);
+  int step(int q, int dir) const;  // rb_next (dir 1) / rb_prev (dir 0)
   int black_height(int n, bool* ok) const;
 
+  // kid_[q][0] is q's left child, kid_[q][1] its right: lib/rbtree.c writes
+  // each rebalancing case twice, mirrored; here once, for a side d.
   int n_, root_ = -1;
-  int key_[kMax] = {}, left_[kMax] = {}, right_[kMax] = {}, parent_[kMax] = {};
+  int key_[kMax] = {}, kid_[kMax][2] = {}, parent_[kMax] = {};
   bool red_[kMax] = {}, on_[kMax] = {};
 };
 

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "model/sched/bfq/bfq.hpp"
-#include "model/sched/bfq/bfq_pos_tree.hpp"
 #include "model/sched/say.hpp"
 
 namespace blkmc::sched {
@@ -273,6 +272,11 @@ void BfqScheduler::bfq_update_has_short_ttime_612(SchedState& s, int q, Why* why
 // model keeps no first_IO_time, docs/models/bfq.md) and splitting a shared
 // queue that turned seeky (no queue is seeky here: BfqScheduler::seeky_as).
 
+namespace {
+// bfq_rq_close_to_sector: within BFQQ_CLOSE_THR (8192 sectors).
+bool bfq_rq_close_to_sector(int pos, int sector) { return std::abs(pos - sector) <= 8 * 1024; }
+}  // namespace
+
 bool BfqScheduler::nonrot_with_queueing(const SchedState& s) const {
   return !t_.workload().dev.rotational && hw_tag(s) != 0;
 }
@@ -287,8 +291,7 @@ int BfqScheduler::bfq_setup_cooperator(SchedState& s, int q, int rq, Why* why) c
   if (nonrot_with_queueing(s) || busy_queues(s) == 1) return -1;
   const int sector = t_.sector(rq), in = in_service(s);
   const auto& procs = t_.workload().procs;
-  auto close = [](int a, int b) { return std::abs(a - b) <= 8 * 1024; };  // bfq_rq_close_to_sector
-  if (in >= 0 && in != q && close(sector, in_serv_last_pos_->get(s)) && bfq_may_be_close_cooperator(s, q, in)) {
+  if (in >= 0 && in != q && bfq_rq_close_to_sector(sector, in_serv_last_pos_->get(s)) && bfq_may_be_close_cooperator(s, q, in)) {
     const int to = bfq_setup_merge(s, q, in);
     if (to >= 0) {
       say(why, "bfq_setup_cooperator: {} lies close to where the in-service bfqq[{}] ended: merge scheduled",
@@ -326,21 +329,14 @@ int BfqScheduler::bfq_setup_merge(SchedState& s, int q, int new_q) const {
 // the one where the tree search ended if close, else its neighbour on the
 // sector's side if close.
 int BfqScheduler::bfqq_find_close(const SchedState& s, int sector) const {
-  std::uint8_t code[kMaxProcs] = {};
-  int key[kMaxProcs] = {};
-  for (int q = 0; q < nq_; ++q) {
-    code[q] = std::uint8_t(pos_node_->get(s, q));
-    key[q] = next_rq(s, q) >= 0 ? t_.sector(next_rq(s, q)) : 0;
-  }
-  const PosTree tree(code, key, nq_);
+  const PosTree tree = pos_tree(s);
   int parent = -1;
   const int exact = tree.lookup(sector, &parent);
   if (exact >= 0) return exact;
   if (parent < 0) return -1;
-  auto close = [&](int o) { return std::abs(key[o] - sector) <= 8 * 1024; };
-  if (close(parent)) return parent;
-  const int other = key[parent] < sector ? tree.next(parent) : tree.prev(parent);
-  return other >= 0 && close(other) ? other : -1;
+  if (bfq_rq_close_to_sector(tree.key(parent), sector)) return parent;
+  const int other = tree.key(parent) < sector ? tree.next(parent) : tree.prev(parent);
+  return other >= 0 && bfq_rq_close_to_sector(tree.key(other), sector) ? other : -1;
 }
 
 // bfq_merge_bfqqs: process p leaves q for q's new_bfqq, which takes q's
@@ -407,17 +403,22 @@ void BfqScheduler::bfq_pos_tree_add_move(SchedState& s, int q) const { pos_tree_
 // bfq_remove_request of a queue's last request: it leaves the tree.
 void BfqScheduler::bfq_pos_tree_erase(SchedState& s, int q) const { pos_tree_update(s, q, false); }
 
-void BfqScheduler::pos_tree_update(SchedState& s, int q, bool add) const {
+PosTree BfqScheduler::pos_tree(const SchedState& s) const {
   std::uint8_t code[kMaxProcs] = {};
   int key[kMaxProcs] = {};
   for (int o = 0; o < nq_; ++o) {
     code[o] = std::uint8_t(pos_node_->get(s, o));
     key[o] = next_rq(s, o) >= 0 ? t_.sector(next_rq(s, o)) : 0;
   }
-  PosTree tree(code, key, nq_);
+  return PosTree(code, key, nq_);
+}
+
+void BfqScheduler::pos_tree_update(SchedState& s, int q, bool add) const {
+  PosTree tree = pos_tree(s);
   tree.erase(q);
   int parent = -1;
-  if (add && klass(q) != IDLE && next_rq(s, q) >= 0 && tree.lookup(key[q], &parent) < 0) tree.insert(q);
+  if (add && klass(q) != IDLE && next_rq(s, q) >= 0 && tree.lookup(tree.key(q), &parent) < 0) tree.insert(q);
+  std::uint8_t code[kMaxProcs] = {};
   tree.encode(code);
   for (int o = 0; o < nq_; ++o) pos_node_->set(s, o, code[o]);
 }
