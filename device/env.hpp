@@ -13,6 +13,11 @@ namespace blkmc::device {
 struct EnvError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The running kernel has no such I/O scheduler (built without it, and no
+// module to load): its rows cannot run on this machine.
+struct SchedulerMissing : EnvError {
+  using EnvError::EnvError;
+};
 
 // Installs SIGINT/SIGTERM handlers (no SA_RESTART) that set a flag;
 // check_interrupt() throws Interrupted once it is set.

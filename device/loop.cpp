@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -416,7 +417,23 @@ void Stack::set_queue(const std::string& name, const std::string& value) {
 
 void Stack::fresh_scheduler(const std::string& sched) {
   set_queue("scheduler", "none");
-  if (sched != "none") set_queue("scheduler", sched);
+  if (sched == "none") return;
+  try {
+    set_queue("scheduler", sched);
+  } catch (const std::runtime_error&) {
+    // Writing a name makes the kernel load its module (elevator_get's
+    // request_module): a name it still does not list is not in this kernel.
+    std::string offered = get_queue("scheduler");  // "[none] mq-deadline kyber"
+    std::erase_if(offered, [](char c) { return c == '[' || c == ']'; });
+    std::string words = " " + offered + " ";
+    if (words.find(" " + sched + " ") == std::string::npos) {
+      utsname u{};
+      uname(&u);
+      throw SchedulerMissing(fmt::format("the running kernel ({}) has no {} scheduler (it offers {})", u.release,
+                                         sched, offered));
+    }
+    throw;
+  }
 }
 
 void Stack::set_depth(int depth) {

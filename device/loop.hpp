@@ -89,7 +89,8 @@ class Stack {
   void set_queue(const std::string& name, const std::string& value);
   std::string get_queue(const std::string& name) const;
   bool has_queue(const std::string& name) const;
-  // A fresh instance of the scheduler: switch to `none` and back.
+  // A fresh instance of the scheduler: switch to `none` and back. Throws
+  // SchedulerMissing when the running kernel has no such scheduler.
   void fresh_scheduler(const std::string& sched);
   // Driver tags: nr_requests under `none` (written twice, to another value
   // first: writing the current value does nothing).
