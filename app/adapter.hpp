@@ -227,7 +227,7 @@ void replay_starvation(const M& m, int prop, const Trace& t,
   }
 }
 
-template <class M>
+template <ReportedModel M>
 class ModelAdapter final : public ModelHandle {
  public:
   using ModelHandle::ModelHandle;

@@ -17,10 +17,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/check.hpp"
 #include "cli/compare.hpp"
 #include "cli/conform.hpp"
 #include "cli/device.hpp"
 #include "cli/entry.hpp"
+#include "cli/options.hpp"
 #include "cli/diff.hpp"
 #include "cli/prove.hpp"
 #include "cli/simulate.hpp"
@@ -49,54 +51,12 @@ std::string prove_ranges() {
   return fmt::format("{}", fmt::join(out, "; "));
 }
 
-constexpr const char* kParamHelp =
-    "model parameter name=value (repeatable; workload=NAME|FILE.wl, shadow=VARIANT|none)";
-constexpr const char* kWorkloadHelp =
-    "scheduler models: the workload, a shipped NAME (blkmc list) or your own FILE.wl (same as -p workload=)";
-
-// A number 0..2^64-1 in decimal digits: CLI11's unsigned conversion takes
-// "-1" (as 2^64-1) and a number past the range (as the largest).
-const CLI::Validator kUnsigned64(
-    [](std::string& s) -> std::string {
-      std::uint64_t v = 0;
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-        return fmt::format("'{}' is not a number from 0 to 18446744073709551615", s.substr(0, 40));
-      return "";
-    },
-    "0..2^64-1");
-
-// The same property twice would be checked twice and printed twice.
-void no_repeats(const std::vector<std::string>& xs, const char* opt) {
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (xs[i] == xs[j]) throw UsageError(fmt::format("{} {} given twice", opt, xs[i].substr(0, 80)));
-}
-
-// --workload W: the same as -p workload=W, given once.
-void add_workload_param(const std::string& w, std::vector<std::string>& params) {
-  if (w.empty()) return;
-  for (const auto& kv : params)
-    if (kv.rfind("workload=", 0) == 0) throw UsageError("--workload and -p workload= exclude each other");
-  params.push_back("workload=" + w);
-}
-
 // device run / export: the source positional or --workload, one of them.
 void take_source(std::string& source, const std::string& workload, const char* cmd) {
   if (!source.empty() && !workload.empty())
     throw UsageError(fmt::format("{}: give a source or --workload, not both", cmd));
   if (!workload.empty()) source = workload;
   if (source.empty()) throw UsageError(fmt::format("{}: a trace, workload file or workload name is required", cmd));
-}
-
-// --kernel, --source, --kernel-version: the kernel's own scheduler code.
-void add_kernel_options(CLI::App* cmd, KernelArgs& k, const char* what = "the code to check") {
-  cmd->add_option("--kernel", k.kernel,
-                  fmt::format("{}: the scheduler file of a kernel tree DIR, a linux-source tarball, or debian:X.Y "
-                              "(/usr/src/linux-source-X.Y.tar.xz), compiled against blkmc's shim",
-                              what));
-  cmd->add_option("--source", k.source, fmt::format("{}: a scheduler FILE.c alone", what));
-  cmd->add_option("--kernel-version", k.version, "the kernel version of a --source file (default: read off its interfaces)");
 }
 
 bool has_kernel_harness(const std::string& model) {
@@ -148,60 +108,6 @@ void print_list(bool as_json) {
   if (as_json) std::cout << all.dump(2) << '\n';
 }
 
-// Seconds or MiB: a finite number in [lo, hi] (CLI::Range lets nan through,
-// and nan switched a limit off).
-CLI::Validator finite_range(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
-          return fmt::format("'{}' is not a number from {} to {}", text, lo, hi);
-        return "";
-      },
-      fmt::format("NUMBER in [{} - {}]", lo, hi));
-}
-
-// An output file is refused before the work when its directory is missing.
-void require_parent_dir(const std::string& what, const std::string& path) {
-  if (path.empty()) return;
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-    throw UsageError(fmt::format("{}: no directory '{}'", what, dir.string()));
-}
-
-// A word as the shell reads it back: as is when plain, else in single quotes.
-std::string shell_quote(const std::string& w) {
-  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./=:,+@%", c);
-  });
-  if (plain) return w;
-  std::string q = "'";
-  for (const char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// This process's command line, for a report's "reproduce it".
-std::string command_line(int argc, char** argv) {
-  std::string s = "blkmc";
-  for (int i = 1; i < argc; ++i) {
-    s += ' ';
-    s += shell_quote(argv[i]);
-  }
-  return s;
-}
-
-std::string trace_path(const std::string& base, const std::string& prop_spec, bool several) {
-  if (!several) return base;
-  const std::string prop = prop_file_name(prop_spec);
-  const auto dot = base.rfind('.');
-  const auto slash = base.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-    return base + "-" + prop;
-  return base.substr(0, dot) + "-" + prop + base.substr(dot);
-}
-
 }  // namespace
 
 int blkmc::blkmc_main(int argc, char** argv) {
@@ -214,80 +120,13 @@ int blkmc::blkmc_main(int argc, char** argv) {
 
   std::string model, variant = "", trace_out, report_out;
   std::vector<std::string> params, props;
-  bool bfs = false, dfs = false, as_json = false, quiet = false;
-  unsigned threads = 0;
-  bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false;
+  bool as_json = false, quiet = false;
   std::uint64_t max_states = 0;
-  std::uint32_t max_depth = 0;
-  double seconds = 0, memory_mib = 0;
-  auto* check = app.add_subcommand("check", "explore every interleaving and check properties");
-  std::string from_trace;
-  check->add_option("model", model, "model name (see blkmc list)");
-  check->add_option("--variant,-v", variant, "variant (kernel version or patch)");
-  check->add_option("--from-trace", from_trace,
-                    "rerun the check that produced this trace: its model, variant, parameters, "
-                    "property and search order (options given here override them)");
-  check->add_option("--param,-p", params, kParamHelp);
+  double seconds = 0;
+  CheckArgs check_args;
+  CLI::App* check = add_check_command(app, check_args);
   std::string workload_opt;
-  check->add_option("--workload", workload_opt, kWorkloadHelp);
-  check->add_option("--prop", props,
-                    "property to check (repeatable; default: all); NAME<=K bounds a maximize "
-                    "property");
-  check->add_flag("--bfs", bfs, "breadth-first, level by level on every thread: shortest counterexamples (default)");
-  check->add_flag("--dfs", dfs, "depth-first, as SPIN (one thread)");
-  std::string store_kind = "plain";
-  check->add_option("--store", store_kind,
-                    "how visited states are kept: plain (every state's bytes), tree (tree "
-                    "compression), hash (hash compaction: 64-bit hashes only, lossy; verdicts "
-                    "say the chance of an omitted state), disk (levels and visited set on disk, "
-                    "duplicates found once per level) or bitstate (3 bits a state, lossy; levels "
-                    "on disk); all but plain search breadth-first")
-      ->check(CLI::IsMember({"plain", "tree", "hash", "disk", "bitstate"}));
-  std::string disk_dir;
-  check->add_option("--disk-dir", disk_dir,
-                    "where the disk and bitstate stores put their scratch directory (default: "
-                    "$TMPDIR or /tmp; removed at the end)");
-  double disk_mib = 0;
-  check->add_option("--disk", disk_mib,
-                    "disk and bitstate stores: limit on their scratch files, MiB (default: the free space of "
-                    "--disk-dir's filesystem, less 16 MiB)")
-      ->check(finite_range(1.0, 1e9));
-  double sort_mib = 0;
-  check->add_option("--sort-buffer", sort_mib,
-                    "disk store: RAM for each of a level's two sorts, MiB (default: a quarter of --memory)")
-      ->check(finite_range(1.0, 1e7));
-  unsigned bitstate_log2 = 0;
-  check->add_option("--bitstate-bits", bitstate_log2,
-                    "bitstate: a bit array of 2^N bits (default: the largest in half of --memory, at most 2^35)")
-      ->check(CLI::Range(20u, 40u));
-  check->add_option("--threads", threads, "workers of a breadth-first search (default: every core)")
-      ->check(CLI::Range(1u, 1024u));
-  check->add_option("--max-states", max_states, "stop after this many states")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
-  check->add_option("--max-depth", max_depth, "do not expand states deeper than this")
-      ->check(CLI::Range(1u, 1000000000u));
-  check->add_option("--time", seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
-  check->add_option("--memory", memory_mib, "limit on the visited-state store, MiB (default: 3/4 of RAM)")
-      ->check(finite_range(1.0, 1e7));
-  check->add_option("--report", report_out,
-                    "write each violation's trace as an HTML page here (FILE-PROP.html when several)");
-  check->add_option("--trace-out", trace_out,
-                    "write each violation's counterexample here (-PROP is added when several)");
-  std::string dot_out;
-  std::size_t dot_limit = 2000;
-  check->add_option("--dot", dot_out,
-                    "also write the state graph in Graphviz DOT (searched again without reductions), "
-                    "each counterexample drawn on it");
-  check->add_option("--dot-limit", dot_limit, "--dot refuses a space with more states than this (default 2000)")
-      ->check(CLI::Range(std::size_t(1), std::size_t(200000)));
-  check->add_flag("--no-reduce", no_reduce, "explore the full state space (no reduction)");
-  check->add_flag("--no-por", no_por, "no partial-order reduction");
-  check->add_flag("--no-slice", no_slice, "no property slicing (store every variable)");
-  check->add_flag("--no-symmetry", no_symmetry, "no symmetry reduction");
-  check->add_flag("--json", as_json, "print the outcome as JSON");
-  check->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
   KernelArgs kargs;
-  add_kernel_options(check, kargs);
   check->excludes(list);
 
   std::string trace_file;
@@ -557,128 +396,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
       return 0;
     }
     if (check->parsed()) {
-      if (bfs && dfs) throw UsageError("--bfs and --dfs exclude each other");
-      std::optional<Trace> from;
-      const ModelHandle* chosen = nullptr;
-      if (!from_trace.empty()) {
-        Trace& t = *(from = read_trace_file(from_trace));
-        if (!model.empty() && model != t.model)
-          throw UsageError(fmt::format("--from-trace: the trace is for model {}, not {}", t.model, model));
-        model = t.model;
-        chosen = &model_for_trace(t, kargs);
-        fix_trace_sources(t);
-        if (variant.empty()) variant = t.variant;
-        if (props.empty()) props = {t.property};
-        if (!bfs && !dfs) dfs = t.search == "dfs";
-      } else if (kargs.given()) {
-        if (model.empty()) throw UsageError("check: a model name is required");
-        if (!variant.empty())
-          throw UsageError("check: --variant names one of blkmc's models of the code; with --kernel or --source the "
-                           "code itself is checked (compare it with a model variant: blkmc conform)");
-        const KernelChoice kc = choose_kernel(model, kargs);
-        chosen = kc.model;
-        variant = kc.variant;
-      }
-      if (model.empty()) throw UsageError("check: a model name (or --from-trace) is required");
-      if (variant.empty()) throw UsageError("check: --variant (or --from-trace, --kernel, --source) is required");
-      const ModelHandle& mh = chosen ? *chosen : find_model(model);
-      // -p values win over the trace's, the trace's over the defaults.
-      Params run_params = resolve_params(mh.info(), params);
-      for (const auto& [k, v] : from ? trace_params(mh.info(), *from) : Params{}) {
-        const bool named = std::any_of(params.begin(), params.end(), [&](const std::string& kv) {
-          return kv.substr(0, kv.find('=')) == k;
-        });
-        if (!from_trace.empty() && !named) run_params[k] = v;
-      }
-      if (dfs && threads > 1) throw UsageError("--dfs searches on one thread (--threads is for breadth-first)");
-      SearchOptions opt;
-      opt.bfs = !dfs;
-      opt.threads = threads ? threads : default_threads();
-      opt.store = store_kind == "tree"       ? StoreKind::Tree
-                  : store_kind == "hash"     ? StoreKind::HashCompact
-                  : store_kind == "disk"     ? StoreKind::Disk
-                  : store_kind == "bitstate" ? StoreKind::Bitstate
-                                             : StoreKind::Plain;
-      const bool on_disk = opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate;
-      if (!on_disk && (!disk_dir.empty() || sort_mib > 0 || bitstate_log2 || disk_mib > 0))
-        throw UsageError("--disk, --disk-dir, --sort-buffer and --bitstate-bits are for --store disk or bitstate");
-      if (sort_mib > 0 && opt.store != StoreKind::Disk) throw UsageError("--sort-buffer is for --store disk");
-      if (bitstate_log2 && opt.store != StoreKind::Bitstate) throw UsageError("--bitstate-bits is for --store bitstate");
-      if (!disk_dir.empty() && !std::filesystem::is_directory(disk_dir))
-        throw UsageError(fmt::format("--disk-dir {}: not a directory", disk_dir));
-      opt.disk_dir = disk_dir;
-      opt.sort_buffer_bytes = std::size_t(sort_mib * 1024 * 1024);
-      opt.bitstate_log2 = bitstate_log2;
-      opt.progress = !quiet;
-      opt.cluster = cluster;
-      opt.limits.max_states = max_states;
-      opt.limits.max_depth = max_depth;
-      opt.limits.seconds = seconds;
-      opt.limits.memory_bytes = memory_mib > 0 ? std::uint64_t(memory_mib * 1024 * 1024)
-                                               : default_memory_limit();
-      opt.limits.disk_bytes = std::uint64_t(disk_mib * 1024 * 1024);
-      // Every reduction that is sound for the selected properties
-      // (explorer/reduction.hpp), unless switched off.
-      opt.reduce = {!no_reduce && !no_slice, !no_reduce && !no_symmetry, !no_reduce && !no_por};
-      // Where traces go is checked before the search, not after it.
-      for (const auto& [what, out] :
-           {std::pair{"--trace-out", trace_out}, std::pair{"--dot", dot_out}, std::pair{"--report", report_out}})
-        require_parent_dir(what, out);
-      if (!dot_out.empty() && cluster) throw UsageError("--dot draws small spaces: run it without mpirun");
-      const CheckOutcome o = mh.check(variant, run_params, props, opt);
-      std::vector<std::string> write_errors;  // reported after the verdicts, which are never lost
-      // Each violation's trace (and page) under BASE, or BASE-PROP.EXT when
-      // several; under mpirun every rank has the verdicts, rank 0 writes.
-      auto write_each = [&](const std::string& base, const auto& write) {
-        nlohmann::json done = nlohmann::json::object();
-        if (base.empty() || (cluster && cluster->rank() != 0)) return done;
-        int violated = 0;
-        for (const auto& p : o.props) violated += p.trace.has_value();
-        for (const auto& p : o.props)
-          if (p.trace) try {
-              const std::string path = trace_path(base, p.name, violated > 1);
-              write(*p.trace, path);
-              done[p.name] = path;
-            } catch (const UsageError& e) {
-              write_errors.push_back(e.what());
-            }
-        return done;
-      };
-      const nlohmann::json written = write_each(trace_out, write_trace_file);
-      const nlohmann::json reports = write_each(report_out, [&](const Trace& t, const std::string& path) {
-        write_text_file(trace_report_html(mh, t, command_line(argc, argv)), path, "report");
-      });
-      // The graph after the verdicts are in hand: a refusal or a write
-      // error loses none of them.
-      std::string dot_written;
-      if (!dot_out.empty()) {
-        try {
-          std::size_t n = 0, e = 0;
-          const std::string dot = mh.state_graph(variant, run_params, o, dot_limit, n, e);
-          std::ofstream f(dot_out);
-          if (!f || !(f << dot) || !f.flush()) throw UsageError(fmt::format("cannot write '{}'", dot_out));
-          dot_written = fmt::format("state graph ({} states, {} edges) written to {}", n, e, dot_out);
-        } catch (const UsageError& e) {
-          write_errors.push_back(e.what());
-        }
-      }
-      if (as_json) {
-        auto j = outcome_json(o);
-        j["traces_written"] = written;
-        if (!report_out.empty()) j["reports_written"] = reports;
-        if (!dot_written.empty()) j["dot_written"] = dot_out;
-        std::cout << j.dump(2) << '\n';
-      } else {
-        std::cout << outcome_text(o);
-        for (const auto& [prop, path] : written.items())
-          std::cout << fmt::format("  trace for {} written to {}\n", prop, path.get<std::string>());
-        for (const auto& [prop, path] : reports.items())
-          std::cout << fmt::format("  report for {} written to {}\n", prop, path.get<std::string>());
-        if (!dot_written.empty()) std::cout << "  " << dot_written << '\n';
-      }
-      for (const auto& e : write_errors) std::cerr << "blkmc: " << e << '\n';
-      if (!write_errors.empty()) return kExitUsage;
-      return exit_code(o);
+      check_args.command = command_line(argc, argv);
+      return run_check(check_args, cluster);
     }
     if (conformc->parsed()) {
       conform_args.command = command_line(argc, argv);

@@ -160,7 +160,7 @@ class Graph {
 
 }  // namespace checks
 
-template <class M>
+template <Model M>
 class PropertyChecks {
  public:
   using State = typename M::State;
@@ -387,12 +387,12 @@ void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename
   }
 }
 
-template <class M>
+template <Model M>
 class DistributedSearch;  // explorer/distributed_search.hpp
 
 // Searches m with the selected properties checked on the way (over the
 // ranks of opt.cluster where it is set).
-template <class M>
+template <Model M>
 SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   if (opt.cluster) return DistributedSearch<M>(m, opt).run();
   PropertyChecks<M> checks(m, opt);

@@ -88,7 +88,7 @@ class RunsCursor {
 
 }  // namespace disk_search
 
-template <class M>
+template <Model M>
 template <class Obs>
 StopReason Search<M>::disk_levels(Obs& obs) {
   namespace ds = disk_search;

@@ -44,7 +44,7 @@
 
 namespace blkmc {
 
-template <class M>
+template <Model M>
 class DistributedSearch {
  public:
   using State = typename M::State;
@@ -369,7 +369,7 @@ class DistributedSearch {
   Clock::time_point start_, last_progress_;
 };
 
-template <class M>
+template <Model M>
 StopReason DistributedSearch<M>::levels() {
   // The start state: stored by its owner, observed as the first new state.
   {
@@ -414,7 +414,7 @@ StopReason DistributedSearch<M>::levels() {
   return truncated_ ? StopReason::MaxDepth : StopReason::Complete;
 }
 
-template <class M>
+template <Model M>
 void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, std::uint64_t e,
                                         std::uint64_t hi, WorkerPool& pool,
                                         std::vector<Reduction<M>>& reds, std::optional<StopReason>& stop) {

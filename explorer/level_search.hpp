@@ -45,7 +45,7 @@ constexpr unsigned kSuccBits = 24;            // origin = parent << kSuccBits | 
 
 }  // namespace level_search
 
-template <class M>
+template <Model M>
 template <class Obs>
 StopReason Search<M>::levels(Obs& obs) {
   namespace ls = level_search;

@@ -97,7 +97,7 @@ struct Counterexample {
   std::optional<std::size_t> stuck_at, loop_start;
 };
 
-template <class M>
+template <Model M>
 class Search {
  public:
   using State = typename M::State;

@@ -1,32 +1,23 @@
 // The model interface every blkmc model implements (in the spirit of LTSmin's
 // PINS): search code knows nothing about the block layer, models know nothing
-// about search. A model is a class with:
-//
-//   using State = ...;                       // ByteState<N>: trivially copyable
-//   size_t state_bytes() const;              // bytes of State that carry data
-//   State initial() const;
-//   template <class F> void for_each_successor(const State&, F&&) const;
-//                                            // F(const Step&, const State& next)
-//   bool apply(const State&, const Step&, State& next) const;  // replay
-//   bool finished(const State&) const;       // every actor has terminated
-//   bool violates(int prop, const State&) const;  // invariant properties
-//   std::string describe(const State&, const Step&) const;
-//   Footprint footprint(const State&, const Step&) const;
-//   std::vector<std::string> variable_names() const;  // Footprint bit -> name
-//   nlohmann::json state_json(const State&) const;
-//   std::string summary(const State&) const;     // one line for stories
-//   std::string actor_name(int actor) const;
-//   const ModelInfo& info() const;
-//
-// States hash and compare as their first state_bytes() bytes.
+// about search. `concept Model` below is what the explorer needs of a model
+// (the search, its checks and traces); `concept ReportedModel` adds what
+// users read (trace steps, state JSON, stories), which the registry's
+// adapters need. States hash and compare as their first state_bytes() bytes.
+// Models laid out by a Schema take the members they all share from
+// SchemaModel (model/schema_model.hpp).
 #pragma once
 
 #include <array>
 #include <bitset>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace blkmc {
 
@@ -152,6 +143,34 @@ struct ModelInfo {
   std::vector<VariantInfo> variants;
   std::vector<PropInfo> props;
   std::vector<std::string> actions;  // Step::action -> name
+};
+
+// What the explorer needs of a model.
+template <class M>
+concept Model = requires(const M& m, const typename M::State& s, typename M::State& out, const Step& step) {
+  requires std::is_trivially_copyable_v<typename M::State>;
+  { M::State::capacity } -> std::convertible_to<std::size_t>;
+  { m.state_bytes() } -> std::convertible_to<std::size_t>;  // bytes of State that carry data
+  { m.initial() } -> std::same_as<typename M::State>;
+  // emit(const Step&, const State& next) for each successor, in a fixed order
+  m.for_each_successor(s, [](const Step&, const typename M::State&) {});
+  { m.apply(s, step, out) } -> std::same_as<bool>;  // the step's successor (replay)
+  { m.finished(s) } -> std::convertible_to<bool>;   // every actor has terminated
+  { m.violates(0, s) } -> std::convertible_to<bool>;  // an invariant property fails
+  { m.info() } -> std::convertible_to<const ModelInfo&>;
+};
+
+// A model the registry offers users: steps described, states as JSON and as
+// one line for stories, actors named, and what each step reads and writes
+// (Footprint bit -> variable_names()[bit]) for the reductions and pages.
+template <class M>
+concept ReportedModel = Model<M> && requires(const M& m, const typename M::State& s, const Step& step) {
+  { m.footprint(s, step) } -> std::same_as<Footprint>;
+  { m.variable_names() } -> std::same_as<std::vector<std::string>>;
+  { m.describe(s, step) } -> std::convertible_to<std::string>;
+  { m.actor_name(0) } -> std::convertible_to<std::string>;
+  { m.state_json(s) } -> std::same_as<nlohmann::json>;
+  { m.summary(s) } -> std::convertible_to<std::string>;
 };
 
 }  // namespace blkmc

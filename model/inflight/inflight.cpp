@@ -141,7 +141,7 @@ InflightModel::InflightModel(int variant, const Params& p)
     throw UsageError(fmt::format("inflight: target {} but only {} partitions", target_, parts_));
   inflight::SchemaIds id{};
   schema_ = inflight::schema(cfg_, &id);
-  if (schema_.bytes() > State::capacity) throw std::logic_error("inflight: state larger than State");
+  fit_schema("inflight");
   // At the maxima: 4 x 3 submitter, 4 x 3 counter and 13 reader variables.
   if (schema_.size() > int(Footprint::kMaxVars))
     throw std::logic_error("inflight: more variables than a Footprint holds");
@@ -192,10 +192,6 @@ int InflightModel::quiescent_read(const State& s, int t) const {
 // The steps are the templates of model/inflight/inflight_logic.hpp (blk_account_io_start,
 // blk_mq_start_request, blk_account_io_done, blk_mq_free_request,
 // part_in_flight, end_read), run on View in for_each_successor.
-
-bool InflightModel::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
-}
 
 bool InflightModel::finished(const State& s) const { return inflight::finished(cfg_, view(s)); }
 
@@ -331,8 +327,6 @@ std::string InflightModel::describe(const State& s, const Step& st) const {
       return "?";
   }
 }
-
-std::vector<std::string> InflightModel::variable_names() const { return schema_.element_names(); }
 
 Footprint InflightModel::footprint(const State& s, const Step& st) const {
   Footprint f;

@@ -48,6 +48,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 #include "model/inflight/inflight_logic.hpp"
 
 namespace blkmc {
@@ -74,7 +75,7 @@ struct SchemaIds {
 Schema schema(const Config& c, SchemaIds* ids = nullptr);
 }  // namespace inflight
 
-class InflightModel {
+class InflightModel : public SchemaModel<InflightModel> {
  public:
   static constexpr int kMaxParts = 3, kMaxSubmitters = 8, kMaxRounds = 3, kMaxReads = 3,
                        kMaxCpus = 3;
@@ -108,19 +109,16 @@ class InflightModel {
 
   InflightModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const;
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
 
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -162,7 +160,6 @@ class InflightModel {
   std::string target_name(int t) const { return inflight::part_name(t); }
 
   // --- state accessors: slots of inflight::schema(), resolved once ---
-  const Schema& schema() const { return schema_; }
   int pc(const State& s, int sub) const { return pc_.get(s, sub); }
   int target(const State& s, int sub) const { return sub_target_.get(s, sub); }
   int round(const State& s, int sub) const { return round_.get(s, sub); }
@@ -275,7 +272,6 @@ class InflightModel {
 
   int variant_, parts_, nsub_, rounds_, reads_, target_, whole_, ncpu_;
   inflight::Config cfg_;
-  Schema schema_;
   FieldVar pc_, sub_target_;  // one byte per submitter
   ByteVar round_, pos_, done_, rd_target_, sum_, sum0_, seen_, seen0_;
   std::array<ByteVar, kMaxCounters> cnt_{};

@@ -100,7 +100,7 @@ IntegrityModel::IntegrityModel(int variant, const Params& p)
       split_(p.at("split")) {
   if (variant < 0 || variant > OwnerKeeps) throw UsageError("integrity: bad variant index");
   schema_ = make_schema(levels_, split_);
-  if (schema_.bytes() > State::capacity) throw std::logic_error("integrity: state larger than State");
+  fit_schema("integrity");
   // At the maxima (6 levels, split): 73 variables.
   if (schema_.size() > int(Footprint::kMaxVars))
     throw std::logic_error("integrity: more variables than a Footprint holds");
@@ -528,10 +528,6 @@ void IntegrityModel::bio_put(State& s, Why why) const {
 
 // --- checking ---
 
-bool IntegrityModel::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
-}
-
 bool IntegrityModel::finished(const State& s) const {
   return sub_pc(s) == S_DONE && irq(s, 0) == I_DONE && (!split_ || irq(s, 1) == I_DONE) &&
          !cursor(s, C_IRQ) && !cursor(s, C_WORKER) && !cursor(s, C_IRQ_SPLIT) && !work(s) &&
@@ -612,8 +608,6 @@ std::string IntegrityModel::describe(const State& s, const Step& st) const {
   }
   return why;
 }
-
-std::vector<std::string> IntegrityModel::variable_names() const { return schema_.element_names(); }
 
 Footprint IntegrityModel::footprint(const State& s, const Step& st) const {
   (void)s;

@@ -51,10 +51,11 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 
 namespace blkmc {
 
-class IntegrityModel {
+class IntegrityModel : public SchemaModel<IntegrityModel> {
  public:
   static constexpr int kMaxLevels = 6;
   static constexpr int kMaxBios = kMaxLevels + 1;  // + the split piece
@@ -125,19 +126,16 @@ class IntegrityModel {
   // verdicts and end_io count.
   static Schema make_schema(int levels, int split);
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const;
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
 
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -163,7 +161,6 @@ class IntegrityModel {
   // --- state accessors: slots of make_schema(), resolved once. A bip, a
   // buffer, a context's cursor and the ghost flags read as the one value
   // the steps work with, and are stored as the schema's variables. ---
-  const Schema& schema() const { return schema_; }
   int sub_pc(const State& s) const { return sub_pc_.get(s); }
   void set_sub_pc(State& s, int v) const { sub_pc_.set(s, v); }
   int sub_arg(const State& s) const { return sub_arg_.get(s); }  // next level to clone
@@ -275,7 +272,6 @@ class IntegrityModel {
   bool leaked(const State& s) const;
 
   int variant_, levels_, owner_, verify_fn_, split_;
-  Schema schema_;
   ByteVar sub_pc_, sub_arg_, disk_, next_, next_bio_, work_, remaining_, endio_count_;
   ByteVar sector_, bip_life_, end_io_, bip_end_io_, buf_life_, buf_home_, buf_seed_, verified_;
   BitVar oops_, bip_block_, bip_buf_, buf_block_;

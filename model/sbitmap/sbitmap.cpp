@@ -199,7 +199,7 @@ SbitmapModel::SbitmapModel(int variant, const Params& p)
   if (clear_ < 0) clear_ = default_clear(variant);
   if (ntasks_ * rounds_ > 60) throw UsageError("sbitmap: tasks x rounds must stay below 60");
   schema_ = sbitmap::schema({variant_, ntags_, ntasks_, rounds_, nws_, batch_});
-  if (schema_.bytes() > State::capacity) throw std::logic_error("sbitmap: state larger than State");
+  fit_schema("sbitmap");
   // At the maxima 9 + 8 + 48 + 6 * 10 = 125 flat variables: footprints name
   // them all.
   if (schema_.size() > int(Footprint::kMaxVars))
@@ -754,10 +754,6 @@ void SbitmapModel::exec(State& s, const Step& st, std::string* text) const {
   }
 }
 
-bool SbitmapModel::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
-}
-
 bool SbitmapModel::finished(const State& s) const {
   for (int t = 0; t < ntasks_; ++t)
     if (pc(s, t) != DONE) return false;
@@ -792,8 +788,6 @@ std::string SbitmapModel::describe(const State& s, const Step& st) const {
   if (irq_owner(s) == st.actor && st.action != PUT) text = "[irq] " + text;
   return text;
 }
-
-std::vector<std::string> SbitmapModel::variable_names() const { return schema_.element_names(); }
 
 // Conservative: what each step reads and writes, on the schema's variables.
 // Every step reads the interrupt (an interrupt on a task's CPU disables it)

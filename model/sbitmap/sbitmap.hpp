@@ -43,6 +43,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 
 namespace blkmc {
 
@@ -66,7 +67,7 @@ struct Config {
 Schema schema(const Config& c);
 }  // namespace sbitmap
 
-class SbitmapModel {
+class SbitmapModel : public SchemaModel<SbitmapModel> {
  public:
   static constexpr int kMaxTags = 8, kMaxTasks = 6, kMaxWs = 8, kMaxRounds = 4;
   // The schema's layout at the maxima: 6 shared bytes, 8 wait_cnt (or 2
@@ -122,19 +123,16 @@ class SbitmapModel {
 
   SbitmapModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const;
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
 
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -164,7 +162,6 @@ class SbitmapModel {
   static int default_clear(int variant);
 
   // --- shared state: slots of sbitmap::schema(), resolved once ---
-  const Schema& schema() const { return schema_; }
   int word(const State& s) const { return word_.get(s); }
   void set_word(State& s, int v) const { word_.set(s, v); }
   int cleared(const State& s) const { return cleared_.get(s); }
@@ -297,7 +294,6 @@ class SbitmapModel {
 
   int variant_, ntags_, ntasks_, rounds_, nws_, batch_, clear_;
   bool irq_;
-  Schema schema_;
   ByteVar word_, cleared_, wake_index_, wait_index_, completion_cnt_, wakeup_cnt_, irq_owner_,
       irq_victim_, wait_cnt_, wait_;
   ByteVar pc_, round_, tag_, ws_, mask_, waker_ws_, cnt_, phase_;

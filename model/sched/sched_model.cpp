@@ -102,9 +102,7 @@ SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
   const int sched0 = int(schema_.vars().size());
   sched_.declare(schema_);
   schema_.layout();
-  if (schema_.bytes() > State::capacity)
-    throw UsageError(fmt::format("sched: the workload does not fit the state ({} bytes, at most {})", schema_.bytes(),
-                                 State::capacity));
+  this->fit_schema("sched", "workload", true);
   rq_.resolve(schema_);
   auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
   pc_ = byte("pc");
@@ -364,11 +362,6 @@ void SchedModel<Sched>::jiffies_tick(State& s, Why* why) const {
 }
 
 template <class Sched>
-bool SchedModel<Sched>::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
-}
-
-template <class Sched>
 bool SchedModel<Sched>::finished(const State& s) const {
   if constexpr (HasHalt<Sched>)
     if (sched_.halted(s)) return true;  // the kernel stopped: kernel-bug says so
@@ -497,11 +490,6 @@ std::string SchedModel<Sched>::describe(const State& s, const Step& st) const {
     default:
       return "?";
   }
-}
-
-template <class Sched>
-std::vector<std::string> SchedModel<Sched>::variable_names() const {
-  return schema_.element_names();
 }
 
 // Conservative: every step may renumber every request's place in its list,

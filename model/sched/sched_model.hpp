@@ -50,6 +50,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 #include "model/sched/bfq/bfq.hpp"
 #include "model/sched/cfq/cfq.hpp"
 #include "model/sched/deadline/deadline.hpp"
@@ -80,7 +81,7 @@ template <class Sched>
 concept HasDynamicVariants = requires { { Sched::variants_generation() } -> std::convertible_to<unsigned>; };
 
 template <class Sched>
-class SchedModel {
+class SchedModel : public SchemaModel<SchedModel<Sched>> {
  public:
   using State = typename SchedStateOf<Sched>::type;
   using Observer = SchedObserver<SchedModel>;  // blkmc simulate's figures
@@ -108,14 +109,12 @@ class SchedModel {
   SchedModel(const SchedModel&) = delete;
   SchedModel& operator=(const SchedModel&) = delete;
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const {
     expand(s, emit);
   }
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
   int measure(int prop, const State& s) const;
@@ -124,7 +123,6 @@ class SchedModel {
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -154,7 +152,6 @@ class SchedModel {
   int tracked() const { return wl_.track; }
 
   // --- state accessors: slots of the schema, resolved once ---
-  const Schema& schema() const { return schema_; }
   int pc(const State& s, int p) const { return pc_.get(s, p); }
   void set_pc(State& s, int p, int v) const { pc_.set(s, p, v); }
   int think(const State& s, int p) const { return think_.get(s, p); }
@@ -221,7 +218,7 @@ class SchedModel {
   bool clock_;
   int wait_cap_, fair_window_, nproc_;
   Sched sched_;
-  Schema schema_;
+  using SchemaModel<SchedModel<Sched>>::schema_;
   ByteVar pc_, think_, head_, requeues_, wait_, wait_ticks_, expired_wait_, fair_;
   BitVar err_;
   // Flat indices (footprints): the requests' variables, each process's pc

@@ -84,7 +84,7 @@ TagsModel::TagsModel(int variant, const Params& p)
   if (pool_ == 0 && nsub_ * rounds_ > 250)
     throw UsageError("tags: submitters x rounds must stay below 250 request ids");
   schema_ = tags::schema(cfg_);
-  if (schema_.bytes() > State::capacity) throw std::logic_error("tags: state larger than State");
+  fit_schema("tags");
   auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
   auto bit = [&](const char* n) { return schema_.bit_var(schema_.find(n)); };
   bit_ = bit("bit"), oops_ = bit("oops"), stale_fn_ = bit("stale_fn"), stale_count_ = bit("stale_count");
@@ -126,10 +126,6 @@ bool TagsModel::rq_in_flight(const State& s, int id) const {
 }
 
 int TagsModel::rq_tag(const State& s, int id) const { return tags::rq_tag(cfg_, view(s), id); }
-
-bool TagsModel::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
-}
 
 bool TagsModel::finished(const State& s) const { return tags::finished(cfg_, view(s)); }
 
@@ -188,8 +184,6 @@ std::string TagsModel::describe(const State& s, const Step& st) const {
       return "?";
   }
 }
-
-std::vector<std::string> TagsModel::variable_names() const { return schema_.element_names(); }
 
 // Footprint bits: the flat index of element i of a variable.
 static std::size_t el(int first, int i = 0) { return std::size_t(first + i); }

@@ -19,6 +19,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 #include "model/tags/tags_logic.hpp"
 
 namespace blkmc {
@@ -30,7 +31,7 @@ namespace tags {
 Schema schema(const Config& c);
 }  // namespace tags
 
-class TagsModel {
+class TagsModel : public SchemaModel<TagsModel> {
  public:
   static constexpr int kMaxTags = 16, kMaxSubmitters = 8, kMaxRounds = 15, kMaxPool = 8;
   using State = ByteState<2 + 2 * kMaxTags + 4 * kMaxSubmitters + 3>;
@@ -52,19 +53,16 @@ class TagsModel {
 
   TagsModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const;
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
 
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
 
   // --- for the reductions (explorer/reduction.hpp) ---
   // What each variable is computed from, what the guards and properties read.
@@ -90,7 +88,6 @@ class TagsModel {
   int iterator_actor() const { return nsub_; }
 
   // --- state accessors: slots of tags::schema(), resolved once ---
-  const Schema& schema() const { return schema_; }
   std::uint16_t bits(const State& s) const {
     std::uint16_t v = 0;
     for (int t = 0; t < ntags_; ++t) v = std::uint16_t(v | (bit_.get(s, t) << t));
@@ -176,7 +173,6 @@ class TagsModel {
  private:
   int variant_, ntags_, nsub_, rounds_, pool_;
   tags::Config cfg_;
-  Schema schema_;
   // Flat (footprint) index of each variable's first element; obj -1 without a pool.
   struct Flat {
     int bit, owner, rqs, pc, round, tag, obj, pos, count, oops, stale_fn, stale_count;

@@ -88,8 +88,7 @@ WorkqueueModel::WorkqueueModel(int variant, const Params& p)
   cap_sys_ = variant_ == Before ? keys_ + 1 : 1;
   cap_wbq_ = variant_ == Fix ? keys_ : 0;
   schema_ = workqueue::schema(variant_, keys_, rounds_);
-  if (schema_.bytes() > State::capacity)
-    throw std::logic_error("workqueue: state larger than State");
+  fit_schema("workqueue");
   auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
   gc_pc_ = byte("pc"), gc_round_ = byte("round"), gc_wait_ = byte("waits");
   journal_io_ = byte("io"), need_write_ = schema_.bit_var(schema_.find("need_write"));
@@ -264,10 +263,6 @@ void WorkqueueModel::journal_write(State& s) const {
     return;
   }
   journal_write_unlocked(s, false);
-}
-
-bool WorkqueueModel::apply(const State& s, const Step& step, State& next) const {
-  return apply_step(*this, s, step, next);
 }
 
 bool WorkqueueModel::finished(const State& s) const {
@@ -455,8 +450,6 @@ std::string WorkqueueModel::describe(const State& s, const Step& st) const {
       return "?";
   }
 }
-
-std::vector<std::string> WorkqueueModel::variable_names() const { return schema_.element_names(); }
 
 Footprint WorkqueueModel::footprint(const State&, const Step& st) const {
   Footprint f;

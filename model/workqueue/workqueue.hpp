@@ -82,6 +82,7 @@
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "model/schema.hpp"
+#include "model/schema_model.hpp"
 
 namespace blkmc {
 
@@ -105,7 +106,7 @@ inline constexpr const char* kKeyNames[] = {"idle",       "read-bio",   "wd-queu
 Schema schema(int variant, int keys, int rounds);
 }  // namespace workqueue
 
-class WorkqueueModel {
+class WorkqueueModel : public SchemaModel<WorkqueueModel> {
  public:
   static constexpr int kMaxWorkers = 4, kMaxKeys = 4, kMaxRounds = 3;
   // 6 fixed bytes, one per key, the queues (keys + 1 slots in all) and a
@@ -161,19 +162,16 @@ class WorkqueueModel {
 
   WorkqueueModel(int variant, const Params& params);
 
-  std::size_t state_bytes() const { return schema_.bytes(); }
   State initial() const;
 
   template <class F>
   void for_each_successor(const State& s, F&& emit) const;
-  bool apply(const State& s, const Step& step, State& next) const;
   bool finished(const State& s) const;
   bool violates(int prop, const State& s) const;
 
   std::string describe(const State& s, const Step& step) const;
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
-  std::vector<std::string> variable_names() const;
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
@@ -207,7 +205,6 @@ class WorkqueueModel {
   int queue_capacity(int q) const { return q == SYS ? cap_sys_ : cap_wbq_; }
 
   // --- state accessors: slots of workqueue::schema(), resolved once ---
-  const Schema& schema() const { return schema_; }
   int gc_pc(const State& s) const { return gc_pc_.get(s); }
   void set_gc_pc(State& s, int v) const { gc_pc_.set(s, v); }
   int gc_round(const State& s) const { return gc_round_.get(s); }
@@ -290,7 +287,6 @@ class WorkqueueModel {
   int variant_, workers_, keys_, rounds_;
   bool journal_full_;
   int cap_sys_, cap_wbq_;
-  Schema schema_;
   ByteVar gc_pc_, gc_round_, gc_wait_, journal_io_, wb_pc_, wb_issued_, key_, sys_, wbq_;
   BitVar need_write_;
 };
