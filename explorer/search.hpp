@@ -65,7 +65,8 @@ struct SearchOptions {
   // search runs on one).
   unsigned threads = 1;
   // Parents expanded between two barriers of a breadth-first level (0: the
-  // default); results never depend on it (tests make it small).
+  // default); results never depend on it (tests make it small, and set it
+  // to run the level search where one thread would search sequentially).
   std::size_t level_batch = 0;
   // How visited states are kept: every state's bytes, or tree-compressed
   // (breadth-first only).
@@ -133,7 +134,10 @@ class Search {
                                                                  : StateStore::kNone,
                                           StateStore::kNone - 1);
     start_ = last_progress_ = Clock::now();
-    const StopReason r = !opt_.bfs ? loop(obs) : disk_ ? disk_levels(obs) : levels(obs);
+    // One thread into the plain store needs no levels: the store is the
+    // queue, and find-or-put is one table probe (see sequential()).
+    const bool one_thread = !opt_.bfs || (plain_ && opt_.threads <= 1 && !opt_.level_batch);
+    const StopReason r = one_thread ? sequential(obs) : disk_ ? disk_levels(obs) : levels(obs);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
     return r;
   }
@@ -321,35 +325,57 @@ class Search {
     return lg;
   }
 
-  // Depth-first, on one thread.
+  // On one thread into the plain store: depth-first (a LIFO worklist), or
+  // breadth-first, where the store is the queue (ids are insertion order)
+  // and each successor is found or put with one probe. Breadth-first, it
+  // stores, numbers and reports what the level search does on any number
+  // of threads: the same origin order, the same stops, and the partial-order
+  // reduction's proviso (stored before this level began) and give-up
+  // decided per level as there.
   template <class Obs>
-  StopReason loop(Obs& obs) {
+  StopReason sequential(Obs& obs) {
+    const bool fifo = opt_.bfs;
     State cur;
     std::uint32_t id;
     State start = start_state_;
     red_.key(start);
     visit(obs, start, hash_of(start), StateStore::kNone, 0, id);
     if (obs.done()) return StopReason::AllViolated;
-    std::vector<std::uint32_t> stack{0};
+    std::vector<std::uint32_t> stack{0};  // depth-first
+    std::size_t next = 0;                 // breadth-first: the next id to expand
+    Reduction<M> by_level = red_;         // breadth-first: decides, red_ counts
+    by_level.decide_by_level();
+    std::uint32_t level = 0;
+    std::size_t level_end = 1;  // breadth-first: the first id past the level expanding
     std::uint64_t expanded = 0;
     bool truncated = false;
     const auto& lim = opt_.limits;
     const bool edges = obs.wants_edges();
-    while (true) {
-      if (stack.empty()) break;
-      const std::uint32_t cid = stack.back();
-      stack.pop_back();
+    while (fifo ? next < plain_->size() : !stack.empty()) {
+      std::uint32_t cid;
+      if (fifo) {
+        cid = std::uint32_t(next++);
+      } else {
+        cid = stack.back();
+        stack.pop_back();
+      }
+      const std::uint32_t d = plain_->depth(cid);
+      if (fifo && d > level) {  // a level ends
+        red_.end_level();
+        by_level.follow(red_);
+        level = d;
+        level_end = plain_->size();
+      }
       if ((++expanded & 255) == 0) {
-        if (auto r = check_clock_and_memory()) return *r;
+        if (auto r = check_clock_and_memory(fifo ? int(level) : -1)) return *r;
       }
       std::memcpy(cur.b.data(), plain_->get(cid), m_.state_bytes());
-      const std::uint32_t d = plain_->depth(cid);
       if (lim.max_depth && d >= lim.max_depth) {
         // Truncated only if a successor has not been reached another way;
         // otherwise expanded as usual (deadlock check, the edge log).
         bool any = false;
-        m_.for_each_successor(cur, [&](const Step&, const State& next) {
-          State k = next;
+        m_.for_each_successor(cur, [&](const Step&, const State& next_state) {
+          State k = next_state;
           red_.key(k);
           any = any || !plain_->contains(k.b.data(), hash_of(k));
         });
@@ -359,36 +385,44 @@ class Search {
         }
       }
       succ_.clear();
-      m_.for_each_successor(cur, [&](const Step& st, const State& next) {
-        succ_.push_back({next, 0, st.actor, st, kUnlooked});
+      m_.for_each_successor(cur, [&](const Step& st, const State& next_state) {
+        succ_.push_back({next_state, 0, st.actor, st, kUnlooked});
         Succ& x = succ_.back();
         red_.key(x.next);
         x.hash = hash_of(x.next);
         plain_->prefetch(x.hash);
       });
-      if (red_.por())
-        red_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
+      if (red_.por()) {
+        if (fifo)
+          red_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
+            const std::uint32_t i = plain_->lookup(x.next.b.data(), x.hash);
+            return i != StateStore::kNone && i < level_end;
+          }));
+        else
+          red_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
+      }
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
-      for (const auto& [next, h, actor, step, looked] : succ_) {
+      for (const auto& [next_state, h, actor, step, looked] : succ_) {
         // At a limit, states already stored still count as explored.
         const bool at_states = plain_->size() >= max_states_;
         const bool at_memory =
             lim.memory_bytes && plain_->memory_after_insert() + obs.memory_bytes() > lim.memory_bytes;
-        if ((at_states || at_memory) && !plain_->contains(next.b.data(), h)) {
+        if ((at_states || at_memory) && !plain_->contains(next_state.b.data(), h)) {
           memory_full_ = !at_states;
           stop_states = true;
           break;
         }
         std::uint32_t nid;
-        if (visit(obs, next, h, cid, d + 1, nid)) stack.push_back(nid);
+        if (visit(obs, next_state, h, cid, d + 1, nid) && !fifo) stack.push_back(nid);
         if (edges) obs.on_edge(nid, actor);
       }
       obs.on_expanded(cid, cur, succ_.size(), !stop_states);
       if (obs.done()) return StopReason::AllViolated;
       if (stop_states) return memory_full_ ? StopReason::Memory : StopReason::MaxStates;
     }
+    if (fifo) red_.end_level();
     return truncated ? StopReason::MaxDepth : StopReason::Complete;
   }
 
