@@ -29,6 +29,7 @@
 
 #include "explorer/disk_store.hpp"
 #include "explorer/external_sort.hpp"
+#include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
 
 namespace blkmc {
@@ -36,8 +37,6 @@ namespace blkmc {
 namespace disk_search {
 
 constexpr std::size_t kRound = 1u << 14;          // parents expanded between two replays, at most
-constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
-constexpr unsigned kSuccBits = 24;                 // origin = parent << kSuccBits | successor
 constexpr std::uint64_t kDiskMargin = 16ull << 20;  // left free for everyone else
 
 inline void put_be64(std::uint8_t* p, std::uint64_t v) {
@@ -200,13 +199,13 @@ StopReason Search<M>::disk_levels(Obs& obs) {
             break;
           }
         const std::uint32_t n = nsucc[p - lo];
-        if (n == ds::kTruncated) {
+        if (n == origin::kTruncated) {
           truncated = true;
           continue;
         }
         transitions_ += n;
         bool whole = true;
-        while (head && (ds::get64(head) >> ds::kSuccBits) == p) {
+        while (head && origin::parent(ds::get64(head)) == p) {
           if (st.size() >= max_states_) {
             whole = false;
             stop = StopReason::MaxStates;
@@ -245,21 +244,21 @@ StopReason Search<M>::disk_levels(Obs& obs) {
             n = ch.nsucc[j];
             for (std::uint32_t i = 0; i < ch.nsucc[j]; ++i, ++k) {
               const Out& o = ch.succ[k];
-              const std::uint64_t origin = (std::uint64_t(p) << ds::kSuccBits) | i;
+              const std::uint64_t org = origin::of(p, i);
               if (st.bitstate()) {
                 // At the depth bound a parent is truncated only if a
                 // successor was not reached another way.
                 if (at_bound) {
-                  if (!st.test(o.hash)) n = ds::kTruncated;
+                  if (!st.test(o.hash)) n = origin::kTruncated;
                 } else if (!st.test_and_set(o.hash)) {
-                  std::memcpy(fresh_rec.data(), &origin, 8);
+                  std::memcpy(fresh_rec.data(), &org, 8);
                   std::memcpy(fresh_rec.data() + 8, o.key.b.data(), len);
                   fresh.insert(fresh.end(), fresh_rec.begin(), fresh_rec.end());
                 }
               } else {
                 std::memcpy(cand.data(), &o.hash, 8);
                 std::memcpy(cand.data() + 8, o.key.b.data(), len);
-                ds::put_be64(cand.data() + 8 + len, origin);
+                ds::put_be64(cand.data() + 8 + len, org);
                 by_state->add(cand.data());
               }
             }
@@ -341,13 +340,13 @@ StopReason Search<M>::disk_levels(Obs& obs) {
               break;
             }
           if (visited.contains(r)) continue;
-          const std::uint64_t origin = ds::get_be64(r + 8 + len);
+          const std::uint64_t org = ds::get_be64(r + 8 + len);
           if (at_bound) {
-            nsucc[(origin >> ds::kSuccBits) - lo] = ds::kTruncated;
+            nsucc[origin::parent(org) - lo] = origin::kTruncated;
             continue;
           }
           run->add(r);
-          std::memcpy(fresh_rec.data(), &origin, 8);
+          std::memcpy(fresh_rec.data(), &org, 8);
           std::memcpy(fresh_rec.data() + 8, r + 8, len);
           by_origin->add(fresh_rec.data());
         }

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "explorer/cluster.hpp"
+#include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
 
 namespace blkmc {
@@ -102,7 +103,6 @@ class DistributedSearch {
   using Clock = std::chrono::steady_clock;
   static constexpr std::uint32_t kNone = StateStore::kNone;
   static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
-  static constexpr unsigned kSuccBits = 24;  // origin = parent << kSuccBits | successor
   static constexpr std::size_t kBatch = 1u << 16;
 
   struct Slot {
@@ -131,7 +131,7 @@ class DistributedSearch {
     std::uint8_t por = 0;
     bool dead = false;  // no successors, not finished
   };
-  static constexpr std::uint32_t kTruncated = 0xffffffffu;
+  static constexpr std::uint32_t kTruncated = origin::kTruncated;
   // A kept successor that is not stored: its query at its owner, and origin.
   struct Cand {
     std::uint32_t dest, q;
@@ -466,7 +466,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
           x.q = q[x.dest]++;
           Bytes& o = out[x.dest];
           append(o, x.hash);
-          append(o, (std::uint64_t(p.gid) << kSuccBits) | k);
+          append(o, origin::of(p.gid, k));
           o.insert(o.end(), x.next.b.data(), x.next.b.data() + len_);
         }
   }
@@ -529,7 +529,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         p.n = std::uint32_t(succ.size());
         for (std::uint32_t k = 0; k < p.n; ++k)
           if (succ[k].id == kNone)
-            ch.cands.push_back({succ[k].dest, succ[k].q, (std::uint64_t(p.gid) << kSuccBits) | k});
+            ch.cands.push_back({succ[k].dest, succ[k].q, origin::of(p.gid, k)});
       }
     });
     for (auto& o : out) o.clear();
@@ -604,7 +604,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   if (c_.rank() == 0) {
     const std::uint64_t fresh = origins.size();
     const std::uint64_t cap = std::min<std::uint64_t>(max_states_, n_ + fresh);
-    auto parent_of = [&](std::uint64_t id) { return origins[id - n_] >> kSuccBits; };
+    auto parent_of = [&](std::uint64_t id) { return origin::parent(origins[id - n_]); };
     const std::uint64_t t_cap = cap < n_ + fresh ? parent_of(cap) : kNever;
     std::vector<std::uint64_t> when(slots_.size(), kNever);  // the parent at which each is seen
     bool all = true;
@@ -629,7 +629,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       at = t_done;
       cut = t_done == t_cap ? cap
                             : n_ + std::uint64_t(std::upper_bound(origins.begin(), origins.end(),
-                                                                  (t_done << kSuccBits) | ((1u << kSuccBits) - 1)) -
+                                                                  origin::of(t_done, (1u << origin::kSuccBits) - 1)) -
                                                  origins.begin());
     } else if (t_cap != kNever) {
       code = 2;
@@ -675,7 +675,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   // 6 store the new states below the cut.
   for (const Rep& r : reps) {
     if (r.id >= cut) break;
-    store_.insert(r.key, r.hash, std::uint32_t(r.origin >> kSuccBits), depth + 1);
+    store_.insert(r.key, r.hash, origin::parent(r.origin), depth + 1);
     gid_.push_back(r.id);
   }
   n_ = cut;

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <vector>
 
+#include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
 
 namespace blkmc {
@@ -40,8 +41,6 @@ namespace level_search {
 constexpr std::size_t kChunk = 64;            // parents per task, at most
 constexpr std::size_t kBatch = 1u << 16;      // parents per batch (of 256-byte states; fewer of larger ones)
 constexpr std::uint64_t kNew = 1ull << 63;    // an edge to a candidate (chunk << 32 | index)
-constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent left at the depth bound
-constexpr unsigned kSuccBits = 24;            // origin = parent << kSuccBits | successor
 
 }  // namespace level_search
 
@@ -122,19 +121,12 @@ StopReason Search<M>::levels(Obs& obs) {
         const std::size_t p0 = b + c * chunk, p1 = std::min(e, p0 + chunk);
         for (std::size_t p = p0; p < p1; ++p) {
           store_->load(std::uint32_t(p), cur.b.data());
-          if (lim.max_depth && depth >= lim.max_depth) {
-            // Truncated only if a successor has not been reached another way.
-            bool any = false;
-            m_.for_each_successor(cur, [&](const Step&, const State& next) {
-              State k = next;
-              reds[w].key(k);
-              any = any || !store_->contains(k.b.data(), hash_of(k));
-            });
-            if (any) {
-              ch.nsucc.push_back(ls::kTruncated);
-              ch.por.push_back(0);
-              continue;
-            }
+          if (lim.max_depth && depth >= lim.max_depth &&
+              origin::left_at_bound(m_, reds[w], cur,
+                                    [&](const State& k) { return store_->contains(k.b.data(), hash_of(k)); })) {
+            ch.nsucc.push_back(origin::kTruncated);
+            ch.por.push_back(0);
+            continue;
           }
           // Successors in place, only the bytes a state uses copied (a large
           // state is far from its capacity); nothing reads past them.
@@ -169,7 +161,7 @@ StopReason Search<M>::levels(Obs& obs) {
               ch.edges.push_back({i, x.actor});
               continue;
             }
-            const std::uint64_t origin = (std::uint64_t(p) << ls::kSuccBits) | k;
+            const std::uint64_t origin = origin::of(p, k);
             ch.edges.push_back({ls::kNew | (std::uint64_t(c) << 32) | ch.cands.size(), x.actor});
             Cand& y = ch.cands.emplace_back();
             std::memcpy(y.key.b.data(), x.next.b.data(), used);
@@ -270,7 +262,7 @@ StopReason Search<M>::levels(Obs& obs) {
           for (std::size_t j = 0; j < ch.nsucc.size() && !stop; ++j) {
             const auto p = std::uint32_t(p0 + j);
             const std::uint32_t n = ch.nsucc[j];
-            if (n == ls::kTruncated) {
+            if (n == origin::kTruncated) {
               truncated = true;
               continue;
             }
@@ -312,7 +304,7 @@ StopReason Search<M>::levels(Obs& obs) {
               cut = store_->size();
               for (std::size_t c2 = 0; c2 <= c; ++c2)
                 for (const Cand& x : chunks[c2].cands)
-                  if (x.rep && std::uint32_t(x.origin >> ls::kSuccBits) <= p)
+                  if (x.rep && origin::parent(x.origin) <= p)
                     cut = std::max<std::size_t>(cut, x.id + 1);
             }
           }
@@ -328,7 +320,7 @@ StopReason Search<M>::levels(Obs& obs) {
       auto put_chunk = [&](std::size_t c, std::size_t below) {
         for (const Cand& x : chunks[c].cands)
           if (x.rep && x.id < below)
-            store_->put(x.id, x.key.b.data(), x.hash, std::uint32_t(x.origin >> ls::kSuccBits), depth + 1);
+            store_->put(x.id, x.key.b.data(), x.hash, origin::parent(x.origin), depth + 1);
       };
       if (store_->concurrent_put()) {
         store_->reserve(new_states, par);

@@ -39,6 +39,7 @@
 
 #include "explorer/cluster.hpp"
 #include "explorer/limits.hpp"
+#include "explorer/origin.hpp"
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
 #include "explorer/disk_store.hpp"
@@ -370,19 +371,10 @@ class Search {
         if (auto r = check_clock_and_memory(fifo ? int(level) : -1)) return *r;
       }
       std::memcpy(cur.b.data(), plain_->get(cid), m_.state_bytes());
-      if (lim.max_depth && d >= lim.max_depth) {
-        // Truncated only if a successor has not been reached another way;
-        // otherwise expanded as usual (deadlock check, the edge log).
-        bool any = false;
-        m_.for_each_successor(cur, [&](const Step&, const State& next_state) {
-          State k = next_state;
-          red_.key(k);
-          any = any || !plain_->contains(k.b.data(), hash_of(k));
-        });
-        if (any) {
-          truncated = true;
-          continue;
-        }
+      if (lim.max_depth && d >= lim.max_depth &&
+          origin::left_at_bound(m_, red_, cur, [&](const State& k) { return plain_->contains(k.b.data(), hash_of(k)); })) {
+        truncated = true;
+        continue;
       }
       succ_.clear();
       m_.for_each_successor(cur, [&](const Step& st, const State& next_state) {

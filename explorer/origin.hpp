@@ -1,0 +1,44 @@
+// The rules every breadth-first search shares (the level search, the
+// sequential one, the disk and the distributed ones), written once:
+//
+// A level's new states are numbered by origin, the parent's id and the
+// successor's index: the order a one-thread search stores them in, so ids,
+// parents and traces are the same on any number of threads, ranks and
+// stores.
+//
+// At the depth bound a state is expanded only when every successor is
+// stored already (its dead end or its edges are still seen; nothing new is
+// added past the bound); otherwise it is left, and the search says it was
+// truncated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "model/model.hpp"
+
+namespace blkmc::origin {
+
+constexpr unsigned kSuccBits = 24;                 // successors of one state: fewer than 2^24
+constexpr std::uint32_t kTruncated = 0xffffffffu;  // a parent's successor count: left at the bound
+
+constexpr std::uint64_t of(std::uint64_t parent, std::size_t successor) {
+  return parent << kSuccBits | successor;
+}
+constexpr std::uint32_t parent(std::uint64_t o) { return std::uint32_t(o >> kSuccBits); }
+
+// Whether s, at the depth bound, is left: some successor's key (red.key)
+// is not stored (stored(key)).
+template <class M, class Red, class Stored>
+bool left_at_bound(const M& m, const Red& red, const typename M::State& s, Stored&& stored) {
+  bool left = false;
+  m.for_each_successor(s, [&](const Step&, const typename M::State& next) {
+    if (left) return;
+    typename M::State k = next;
+    red.key(k);
+    left = !stored(k);
+  });
+  return left;
+}
+
+}  // namespace blkmc::origin
