@@ -14,6 +14,7 @@
 #include "app/trace_report.hpp"
 #include "cli/options.hpp"
 #include "common/errors.hpp"
+#include "explorer/stores.hpp"
 
 namespace blkmc {
 
@@ -29,15 +30,13 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--prop", a.props,
                     "property to check (repeatable; default: all); NAME<=K bounds a maximize "
                     "property");
-  check->add_flag("--bfs", a.bfs, "breadth-first, level by level on every thread: shortest counterexamples (default)");
+  check->add_flag("--bfs", a.bfs, "breadth-first on every thread: shortest counterexamples (default)");
   check->add_flag("--dfs", a.dfs, "depth-first, as SPIN (one thread)");
+  std::vector<std::string> stores;
+  for (const StoreSpec& st : store_specs()) stores.push_back(st.name);
   check->add_option("--store", a.store_kind,
-                    "how visited states are kept: plain (every state's bytes), tree (tree "
-                    "compression), hash (hash compaction: 64-bit hashes only, lossy; verdicts "
-                    "say the chance of an omitted state), disk (levels and visited set on disk, "
-                    "duplicates found once per level) or bitstate (3 bits a state, lossy; levels "
-                    "on disk); all but plain search breadth-first")
-      ->check(CLI::IsMember({"plain", "tree", "hash", "disk", "bitstate"}));
+                    "how visited states are kept: " + stores_help() + "; all but plain search breadth-first")
+      ->check(CLI::IsMember(stores));
   check->add_option("--disk-dir", a.disk_dir,
                     "where the disk and bitstate stores put their scratch directory (default: "
                     "$TMPDIR or /tmp; removed at the end)");
@@ -119,12 +118,8 @@ int run_check(CheckArgs& a, Cluster* cluster) {
   SearchOptions opt;
   opt.bfs = !a.dfs;
   opt.threads = a.threads ? a.threads : default_threads();
-  opt.store = a.store_kind == "tree"       ? StoreKind::Tree
-              : a.store_kind == "hash"     ? StoreKind::HashCompact
-              : a.store_kind == "disk"     ? StoreKind::Disk
-              : a.store_kind == "bitstate" ? StoreKind::Bitstate
-                                         : StoreKind::Plain;
-  const bool on_disk = opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate;
+  opt.store = find_store(a.store_kind)->kind;  // CLI11 checked the name
+  const bool on_disk = store_spec(opt.store).on_disk;
   if (!on_disk && (!a.disk_dir.empty() || a.sort_mib > 0 || a.bitstate_log2 || a.disk_mib > 0))
     throw UsageError("--disk, --disk-dir, --sort-buffer and --bitstate-bits are for --store disk or bitstate");
   if (a.sort_mib > 0 && opt.store != StoreKind::Disk) throw UsageError("--sort-buffer is for --store disk");

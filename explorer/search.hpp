@@ -43,8 +43,7 @@
 #include "explorer/reduction.hpp"
 #include "explorer/state_store.hpp"
 #include "explorer/disk_store.hpp"
-#include "explorer/hash_compact_store.hpp"
-#include "explorer/tree_store.hpp"
+#include "explorer/stores.hpp"
 #include "common/errors.hpp"
 #include "model/model.hpp"
 
@@ -110,22 +109,12 @@ class Search {
         opt_(opt),
         red_(m, reductions(opt), opt.props, opt.limits.max_depth != 0),
         start_state_(start ? *start : m.initial()) {
-    if (opt.store != StoreKind::Plain && !opt.bfs)
-      throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", to_string(opt.store)));
-    if (opt.store == StoreKind::Tree) {
-      store_ = std::make_unique<TreeStore>(m.state_bytes());
-    } else if (opt.store == StoreKind::HashCompact) {
-      store_ = std::make_unique<HashCompactStore>(m.state_bytes());
-    } else if (opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate) {
-      auto disk = std::make_unique<DiskStore>(
-          m.state_bytes(), opt.disk_dir, opt.store == StoreKind::Bitstate ? bitstate_bits(opt) : 0);
-      disk_ = disk.get();
-      store_ = std::move(disk);
-    } else {
-      auto plain = std::make_unique<StateStore>(m.state_bytes());
-      plain_ = plain.get();
-      store_ = std::move(plain);
-    }
+    const StoreSpec& spec = store_spec(opt.store);
+    if (spec.breadth_first_only && !opt.bfs)
+      throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", spec.name));
+    store_ = spec.make({m.state_bytes(), opt.disk_dir, bitstate_bits(opt)});
+    plain_ = dynamic_cast<StateStore*>(store_.get());
+    disk_ = dynamic_cast<DiskStore*>(store_.get());
   }
 
   template <class Obs>
@@ -313,7 +302,7 @@ class Search {
   // expanded, which the disk stores answer a level later: off there.
   static ReduceOptions reductions(const SearchOptions& opt) {
     ReduceOptions r = opt.reduce;
-    if (opt.store == StoreKind::Disk || opt.store == StoreKind::Bitstate) r.por = false;
+    if (store_spec(opt.store).on_disk) r.por = false;
     return r;
   }
   // The bit array: as asked, else the largest power of two bits in half the

@@ -21,17 +21,10 @@
 
 namespace blkmc {
 
-// How the visited states are kept (check --store).
+// How the visited states are kept (check --store; the table of stores is
+// explorer/stores.cpp).
 enum class StoreKind { Plain, Tree, HashCompact, Disk, Bitstate };
-inline std::string to_string(StoreKind k) {
-  switch (k) {
-    case StoreKind::Tree: return "tree";
-    case StoreKind::HashCompact: return "hash";
-    case StoreKind::Disk: return "disk";
-    case StoreKind::Bitstate: return "bitstate";
-    default: return "plain";
-  }
-}
+std::string to_string(StoreKind k);  // its --store name
 
 // par(tasks, fn): runs fn(task) for every task in [0, tasks), on as many
 // threads as it likes.
