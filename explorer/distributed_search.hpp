@@ -127,11 +127,10 @@ class DistributedSearch {
   struct Parent {
     std::uint32_t gid = 0, local = 0;
     std::uint32_t first = 0, count = 0;  // its successors in the chunk
-    std::uint32_t n = 0;                 // successors kept; kTruncated
+    std::uint32_t n = 0;                 // successors kept; origin::kTruncated
     std::uint8_t por = 0;
     bool dead = false;  // no successors, not finished
   };
-  static constexpr std::uint32_t kTruncated = origin::kTruncated;
   // A kept successor that is not stored: its query at its owner, and origin.
   struct Cand {
     std::uint32_t dest, q;
@@ -517,7 +516,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
           unknown = unknown || x.id == kNone;
         }
         if (capped && unknown) {
-          p.n = kTruncated;
+          p.n = origin::kTruncated;
           continue;
         }
         std::vector<Succ>& succ = scratch[w];
@@ -629,7 +628,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       at = t_done;
       cut = t_done == t_cap ? cap
                             : n_ + std::uint64_t(std::upper_bound(origins.begin(), origins.end(),
-                                                                  origin::of(t_done, (1u << origin::kSuccBits) - 1)) -
+                                                                  origin::last_of(t_done)) -
                                                  origins.begin());
     } else if (t_cap != kNever) {
       code = 2;
@@ -657,7 +656,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   for (const Chunk& ch : chunks)
     for (const Parent& p : ch.parents) {
       if (p.gid > at) continue;
-      if (p.n == kTruncated) {
+      if (p.n == origin::kTruncated) {
         ++sums[3];
         continue;
       }

@@ -26,6 +26,9 @@ constexpr std::uint64_t of(std::uint64_t parent, std::size_t successor) {
   return parent << kSuccBits | successor;
 }
 constexpr std::uint32_t parent(std::uint64_t o) { return std::uint32_t(o >> kSuccBits); }
+// The largest origin a parent's successors can have: every origin up to it
+// is of that parent or an earlier one.
+constexpr std::uint64_t last_of(std::uint64_t parent) { return of(parent, (std::size_t(1) << kSuccBits) - 1); }
 
 // Whether s, at the depth bound, is left: some successor's key (red.key)
 // is not stored (stored(key)).

@@ -68,8 +68,8 @@ struct SearchOptions {
   // default); results never depend on it (tests make it small, and set it
   // to run the level search where one thread would search sequentially).
   std::size_t level_batch = 0;
-  // How visited states are kept: every state's bytes, or tree-compressed
-  // (breadth-first only).
+  // How visited states are kept (the table in explorer/stores.cpp: all but
+  // plain are breadth-first only).
   StoreKind store = StoreKind::Plain;
   // The disk and bitstate stores (explorer/disk_store.hpp): where their
   // scratch directory goes (empty: $TMPDIR or /tmp), the RAM of each of a

@@ -41,7 +41,7 @@ std::string mutate(std::string s, std::mt19937_64& rng) {
                                        "\n", "#", " = ", "null", "0",  "=", "\\", "nan", "\t", "proc ", "gate\n",
                                        // what issue-31's inputs had: sizes past the last sector, fio's
                                        // section names, the gate's own process name, a lasso
-                                       ":200", "]", "$", "global", "blocker", "\"loop\": 0, "};
+                                       ":200", "$", "global", "blocker", "\"loop\": 0, "};
   const int edits = 1 + int(rng() % 4);
   for (int e = 0; e < edits && !s.empty(); ++e) {
     const std::size_t at = rng() % s.size();
