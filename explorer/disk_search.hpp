@@ -19,8 +19,15 @@
 // those of the plain store (without partial-order reduction, which needs
 // a lookup while a state is expanded; slicing and symmetry stay).
 //
-// Not here: progress and starvation (their edge log and cycle search need
-// every edge in memory) and depth-first search.
+// Edges (progress and starvation, disk store): every successor is kept in
+// the sort, and the visited runs carry each state's tag (its origin + 1),
+// so the merge knows each successor's tag, old or new; the edges (origin,
+// tag, actor) are sorted by origin again and replayed with their parents,
+// tags turned into ids (DiskStore::tag_id). The edge log and the tags (8
+// bytes a state) stay in memory, the states on disk. The bitstate store
+// has no edges: its bits do not say which state was met.
+//
+// Not here: depth-first search.
 #pragma once
 
 #include <algorithm>
@@ -54,7 +61,8 @@ inline std::uint64_t get_be64(const std::uint8_t* p) {
 }
 
 // The visited runs, read alongside a sorted stream of (hash, key, ...)
-// records: contains(r) for records in increasing order.
+// records: find(r) for records in increasing order gives the run's record
+// of r's state, or nullptr.
 class RunsCursor {
  public:
   RunsCursor(const std::vector<BlockFile>& runs, std::size_t key_bytes) : len_(key_bytes) {
@@ -63,11 +71,11 @@ class RunsCursor {
       heads_.push_back(readers_.back()->next());
     }
   }
-  bool contains(const std::uint8_t* r) {
-    bool found = false;
+  const std::uint8_t* find(const std::uint8_t* r) {
+    const std::uint8_t* found = nullptr;
     for (std::size_t k = 0; k < heads_.size(); ++k) {
       while (heads_[k] && cmp(heads_[k], r) < 0) heads_[k] = readers_[k]->next();
-      found = found || (heads_[k] && cmp(heads_[k], r) == 0);
+      if (heads_[k] && cmp(heads_[k], r) == 0) found = heads_[k];
     }
     return found;
   }
@@ -91,17 +99,26 @@ template <Model M>
 template <class Obs>
 StopReason Search<M>::disk_levels(Obs& obs) {
   namespace ds = disk_search;
-  if (obs.wants_edges())
-    throw UsageError(fmt::format("the {} store keeps no edges: progress and starvation properties need "
-                                 "--store plain or tree",
-                                 to_string(opt_.store)));
   DiskStore& st = *disk_;
+  const bool edges = obs.wants_edges();
+  if (edges && st.bitstate())
+    throw UsageError("the bitstate store keeps no edges (a state's bits do not say which state it is): "
+                     "progress and starvation properties need --store plain, tree or disk");
+  if (edges) st.keep_tags();
   const std::size_t len = m_.state_bytes();
   const auto& lim = opt_.limits;
-  // RAM for each of a level's two sorts: a quarter of --memory by default.
-  const std::size_t budget = opt_.sort_buffer_bytes  ? opt_.sort_buffer_bytes
-                             : lim.memory_bytes      ? std::size_t(lim.memory_bytes / 4)
-                                                     : std::size_t(1) << 30;
+  // RAM for each of a level's sorts (two, three with edges): a quarter of
+  // --memory by default, an eighth with edges (the edge log needs the rest).
+  const std::size_t budget = opt_.sort_buffer_bytes ? opt_.sort_buffer_bytes
+                             : lim.memory_bytes     ? std::size_t(lim.memory_bytes / (edges ? 8 : 4))
+                                                    : std::size_t(1) << 30;
+  // A candidate: (hash, key, origin big-endian[, actor]).
+  const std::size_t cand_bytes = 8 + len + 8 + (edges ? 1 : 0);
+  // What stays in memory beside the sorts' buffers: over --memory, the
+  // search stops there.
+  auto memory_full = [&] {
+    return edges && lim.memory_bytes && st.memory_bytes() + obs.memory_bytes() + 3 * budget > lim.memory_bytes;
+  };
 
   {
     State start = start_state_;
@@ -114,11 +131,12 @@ StopReason Search<M>::disk_levels(Obs& obs) {
       st.test_and_set(h);
     } else {
       BlockWriter w(st.new_file("visited"), st.run_record_bytes(), true);
-      std::vector<std::uint8_t> rec(8 + len);
+      std::vector<std::uint8_t> rec(st.run_record_bytes(), 0);  // tag 0
       std::memcpy(rec.data(), &h, 8);
       std::memcpy(rec.data() + 8, start.b.data(), len);
       w.add(rec.data());
       st.add_visited_run(w.finish());
+      if (edges) st.add_tags({0});
     }
     obs.on_new(0, start);
   }
@@ -129,6 +147,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
   struct Out {
     State key;
     std::uint64_t hash;
+    std::uint8_t actor;
   };
   struct Chunk {
     std::vector<Out> succ;
@@ -142,19 +161,22 @@ StopReason Search<M>::disk_levels(Obs& obs) {
   };
   Round rounds[2];
   std::vector<std::uint32_t> nsucc;    // per parent of the level: successors, or kTruncated
-  std::vector<std::uint8_t> cand(8 + len + 8), fresh_rec(8 + len);
+  std::vector<std::uint8_t> cand(cand_bytes), fresh_rec(8 + len), run_rec(st.run_record_bytes()), edge_rec(17);
   bool truncated = false;
   // The level's two sorts (disk store): by state, then the new states by
   // origin; kept from level to level with their buffers.
-  std::unique_ptr<ExternalSorter> by_state, by_origin;
+  // With edges a third: the edges (origin, tag, actor) by origin.
+  std::unique_ptr<ExternalSorter> by_state, by_origin, by_edge;
   if (!st.bitstate()) {
-    by_state = std::make_unique<ExternalSorter>(st.scratch(), "cand", 8 + len + 8, 8 + len, budget);
+    by_state = std::make_unique<ExternalSorter>(st.scratch(), "cand", cand_bytes, 8 + len, budget);
     by_origin = std::make_unique<ExternalSorter>(st.scratch(), "new", 8 + len, 8, budget);
+    if (edges) by_edge = std::make_unique<ExternalSorter>(st.scratch(), "edge", 17, 8, budget);
     const ParFor par = [&](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
       pool.run(tasks, [&](std::size_t t, unsigned) { fn(t); });
     };
     by_state->set_parallel(par, pool.size());
     by_origin->set_parallel(par, pool.size());
+    if (by_edge) by_edge->set_parallel(par, pool.size());
   }
 
   // The disk a level may use: the filesystem's free bytes (less a margin),
@@ -183,27 +205,45 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     nsucc.assign(hi - lo, 0);
     std::optional<StopReason> stop;
     // At the depth bound every parent of a successor not visited is
-    // truncated, so equal states from several parents are all kept.
-    if (by_state) by_state->reset(fmt::format("cand{}", depth), at_bound ? 8 + len + 8 : 8 + len);
+    // truncated, and with edges every successor is an edge: then equal
+    // states from several parents are all kept.
+    if (by_state) by_state->reset(fmt::format("cand{}", depth), at_bound || edges ? 8 + len + 8 : 8 + len);
+    if (by_edge) by_edge->reset(fmt::format("edge{}", depth), 8);
 
     // Replays parents [p0, p1) to the observer; next_new() gives the new
     // states in origin order as (origin, key) records, or nullptr. (In a
     // candidate the origin is big-endian and last, so that memcmp orders
-    // it; here it is the sort's leading word.)
+    // it; here it is the sort's leading word.) With edges, edge is the
+    // next of by_edge's (origin, tag, actor) records.
     const std::uint8_t* head = nullptr;
+    const std::uint8_t* edge = nullptr;
     auto replay = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
       for (std::size_t p = p0; p < p1 && !stop; ++p) {
-        if (((p - p0) & 0xffff) == 0xffff)
+        if (((p - p0) & 0xffff) == 0xffff) {
           if (auto why = check_clock_and_memory(int(depth))) {
             stop = why;
             break;
           }
+          if (memory_full()) {
+            stop = StopReason::Memory;
+            break;
+          }
+        }
+        // p's edges, sent to the observer (when whole) or passed over.
+        auto edges_of = [&](bool send) {
+          for (; edge && origin::parent(ds::get64(edge)) == p; edge = by_edge->next())
+            if (send) obs.on_edge(st.tag_id(ds::get64(edge + 8)), edge[16]);
+        };
         const std::uint32_t n = nsucc[p - lo];
         if (n == origin::kTruncated) {
           truncated = true;
+          if (edges) edges_of(false);
           continue;
         }
         transitions_ += n;
+        State cur{};
+        if (edges || n == 0) parent_state(p, cur);
+        if (edges) obs.on_expand(std::uint32_t(p), cur);
         bool whole = true;
         while (head && origin::parent(ds::get64(head)) == p) {
           if (st.size() >= max_states_) {
@@ -219,8 +259,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           obs.on_new(id, s);
           head = next_new();
         }
-        State cur{};
-        if (n == 0) parent_state(p, cur);
+        if (edges) edges_of(whole);
         obs.on_expanded(std::uint32_t(p), cur, n, whole);
         if (obs.done()) stop = StopReason::AllViolated;
       }
@@ -259,6 +298,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
                 std::memcpy(cand.data(), &o.hash, 8);
                 std::memcpy(cand.data() + 8, o.key.b.data(), len);
                 ds::put_be64(cand.data() + 8 + len, org);
+                if (edges) cand[8 + len + 8] = o.actor;
                 by_state->add(cand.data());
               }
             }
@@ -291,6 +331,10 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           stop = r;
           break;
         }
+        if (memory_full()) {
+          stop = StopReason::Memory;
+          break;
+        }
         peak = std::max(peak, st.scratch().used_bytes());
         if (double(room()) < per_parent * double(R.r1 - r0)) {
           stop = StopReason::Disk;
@@ -309,8 +353,8 @@ StopReason Search<M>::disk_levels(Obs& obs) {
               for (std::size_t p = p0; p < p1; ++p) {
                 std::memcpy(cur.b.data(), R.keys.data() + (p - R.r0) * len, len);
                 std::uint32_t n = 0;
-                m_.for_each_successor(cur, [&](const Step&, const State& next) {
-                  Out o{next, 0};
+                m_.for_each_successor(cur, [&](const Step& step, const State& next) {
+                  Out o{next, 0, step.actor};
                   reds[w].key(o.key);
                   o.hash = hash_of(o.key);
                   ch.succ.push_back(o);
@@ -333,24 +377,54 @@ StopReason Search<M>::disk_levels(Obs& obs) {
         by_origin->reset(fmt::format("new{}", depth), 8);
         if (!at_bound) run = std::make_unique<BlockWriter>(st.new_file("visited"), st.run_record_bytes(), true);
         std::size_t seen = 0;
+        // A run of equal states (several with edges or at the bound): the
+        // first has the smallest origin; is_new and tag are the run's.
+        const std::uint8_t* first = nullptr;
+        bool is_new = false;
+        std::uint64_t tag = 0;
+        std::vector<std::uint64_t> new_tags;  // with edges: the level's, sorted below
         while (const std::uint8_t* r = by_state->next()) {
           if ((++seen & 0xffff) == 0)
             if (auto why = check_clock_and_memory(int(depth))) {
               stop = why;
               break;
             }
-          if (visited.contains(r)) continue;
           const std::uint64_t org = ds::get_be64(r + 8 + len);
-          if (at_bound) {
+          if (!first || std::memcmp(first, r, 8 + len) != 0) {
+            std::memcpy(cand.data(), r, 8 + len);  // r's buffer may be reused by next()
+            first = cand.data();
+            const std::uint8_t* v = visited.find(r);
+            is_new = v == nullptr;
+            tag = v ? (edges ? ds::get64(v + 8 + len) : 0) : org + 1;
+            if (is_new && !at_bound) {
+              std::memcpy(run_rec.data(), r, 8 + len);
+              if (edges) {
+                std::memcpy(run_rec.data() + 8 + len, &tag, 8);
+                new_tags.push_back(tag);
+              }
+              run->add(run_rec.data());
+              std::memcpy(fresh_rec.data(), &org, 8);
+              std::memcpy(fresh_rec.data() + 8, r + 8, len);
+              by_origin->add(fresh_rec.data());
+            }
+          }
+          if (is_new && at_bound) {
             nsucc[origin::parent(org) - lo] = origin::kTruncated;
             continue;
           }
-          run->add(r);
-          std::memcpy(fresh_rec.data(), &org, 8);
-          std::memcpy(fresh_rec.data() + 8, r + 8, len);
-          by_origin->add(fresh_rec.data());
+          if (edges) {
+            std::memcpy(edge_rec.data(), &org, 8);
+            std::memcpy(edge_rec.data() + 8, &tag, 8);
+            edge_rec[16] = r[8 + len + 8];
+            by_edge->add(edge_rec.data());
+          }
         }
         if (run && !stop) st.add_visited_run(run->finish());
+        if (edges && !stop) {
+          std::sort(new_tags.begin(), new_tags.end());
+          st.add_tags(new_tags);
+          edge = by_edge->next();
+        }
         peak = std::max(peak, st.scratch().used_bytes());
         if (!stop && !at_bound) {
           head = by_origin->next();

@@ -120,7 +120,7 @@ std::size_t DiskStore::memory_bytes() const {
   for (const BlockFile& f : levels_) n += f.offsets.capacity() * 8;
   for (const BlockFile& f : runs_) n += f.offsets.capacity() * 8;
   if (bits_) n += (bit_mask_ + 1) / 8;
-  return n;
+  return n + tags_.capacity() * 8;
 }
 
 std::uint64_t DiskStore::disk_bytes() const {
@@ -188,6 +188,18 @@ BlockFile DiskStore::merge_runs(const BlockFile& a, const BlockFile& b) {
     }
   }
   return w.finish();
+}
+
+void DiskStore::add_tags(const std::vector<std::uint64_t>& sorted) {
+  if (!sorted.empty() && !tags_.empty() && sorted.front() <= tags_.back())
+    throw std::logic_error("disk store: a level's tags must follow the last level's");
+  tags_.insert(tags_.end(), sorted.begin(), sorted.end());
+}
+
+std::uint32_t DiskStore::tag_id(std::uint64_t tag) const {
+  const auto it = std::lower_bound(tags_.begin(), tags_.end(), tag);
+  if (it == tags_.end() || *it != tag) throw std::logic_error(fmt::format("disk store: no state is tagged {}", tag));
+  return std::uint32_t(it - tags_.begin());
 }
 
 void DiskStore::add_visited_run(BlockFile run) {

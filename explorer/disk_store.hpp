@@ -42,8 +42,17 @@ class DiskStore final : public VisitedStore {
   const BlockFile& level(std::size_t depth) const { return levels_[depth]; }
   std::uint32_t level_first(std::size_t depth) const { return first_[depth]; }
 
-  // --- the visited set as sorted runs of (hash, key) records
-  std::size_t run_record_bytes() const { return 8 + len_; }
+  // --- the visited set as sorted runs of (hash, key) records, or of
+  // (hash, key, tag) where the search logs edges: a state's tag is its
+  // origin + 1 (0 for the start), which grows with its id, so tag_id()
+  // finds the id of a state met again in a run.
+  void keep_tags() { tagged_ = true; }
+  bool tagged() const { return tagged_; }
+  std::size_t run_record_bytes() const { return 8 + len_ + (tagged_ ? 8 : 0); }
+  // The tags of a level's new states, in id order, after the last level's.
+  void add_tags(const std::vector<std::uint64_t>& sorted);
+  // The id of the state tagged so (added); throws std::logic_error if none.
+  std::uint32_t tag_id(std::uint64_t tag) const;
   const std::vector<BlockFile>& visited_runs() const { return runs_; }
   // Adds a run of states none of the runs has; merges runs of like size so
   // that there are O(log n) of them.
@@ -90,6 +99,8 @@ class DiskStore final : public VisitedStore {
   std::unique_ptr<BlockWriter> writer_;
   std::vector<std::uint8_t> rec_;
   std::vector<BlockFile> runs_;
+  bool tagged_ = false;
+  std::vector<std::uint64_t> tags_;  // by id
   std::uint64_t* bits_ = nullptr;
   std::uint64_t bit_mask_ = 0;
   std::size_t bit_bytes_ = 0;

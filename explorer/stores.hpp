@@ -29,7 +29,8 @@ struct StoreSpec {
   bool breadth_first_only;
   // Levels on disk, duplicates found once per level (Search::disk_levels):
   // nothing is looked up while a state expands, so no partial-order
-  // reduction, and no edges for progress and starvation.
+  // reduction; edges for progress and starvation only where the visited
+  // runs carry tags (disk, not bitstate).
   bool on_disk;
   std::unique_ptr<VisitedStore> (*make)(const StoreParams&);
 };

@@ -1,7 +1,7 @@
 // The disk and bitstate stores (explorer/disk_store.hpp, explorer/
 // disk_search.hpp): their files and sorts on their own, then every model
 // searched into them with the plain store's states, transitions, verdicts,
-// maxima and traces (partial-order reduction off on both sides: the disk
+// maxima and traces (progress and starvation too, on the disk store) (partial-order reduction off on both sides: the disk
 // stores do not use it), with tiny sort buffers so that sorts spill.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
@@ -210,14 +210,41 @@ TEST_CASE("bitstate: a small array omits states and says how likely that was") {
   CHECK(lossy.stats.omission_probability > 0.99);
 }
 
-TEST_CASE("disk stores: progress and starvation and depth-first search are refused") {
+TEST_CASE("disk store: progress and starvation give the plain store's verdicts, counts and traces") {
+  check_every_model(6, [](const ModelHandle& mh) {
+    const ModelInfo& inf = mh.info();
+    const std::vector<std::string> props = random_graph_props(inf);
+    if (props.empty()) return;  // nothing here needs an edge log
+    const std::string variant = random_variant(inf);
+    const Params p = small_params(inf);
+    SearchOptions opt = random_limits();
+    opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
+    opt.reduce.por = false;
+    CheckOutcome plain;
+    try {
+      plain = mh.check(variant, p, props, opt);
+    } catch (const UsageError&) {
+      RC_DISCARD("parameters the model refuses");
+    }
+    opt.threads = *rc::gen::inRange(1u, 4u);
+    opt.store = StoreKind::Disk;
+    opt.sort_buffer_bytes = *rc::gen::element<std::size_t>(0, 512, 4096, 65536);
+    const CheckOutcome disk = mh.check(variant, p, props, opt);
+    RC_LOG() << "threads " << opt.threads << " sort buffer " << opt.sort_buffer_bytes << " max states "
+             << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
+    RC_ASSERT(search_difference(plain, disk) == "");
+  });
+}
+
+TEST_CASE("disk stores: the bitstate store refuses progress and starvation, both refuse depth-first search") {
   for (const ModelHandle* h : all_models())
     for (const PropInfo& pi : h->info().props)
       if (pi.kind == PropKind::Progress || pi.kind == PropKind::Starvation) {
         SearchOptions opt;
         opt.progress = false;
-        opt.store = StoreKind::Disk;
+        opt.store = StoreKind::Bitstate;
         CHECK_THROWS_AS(h->check(h->info().variants.front().name, {}, {pi.name}, opt), UsageError);
+        opt.store = StoreKind::Disk;
         opt.bfs = false;
         CHECK_THROWS_AS(h->check(h->info().variants.front().name, {}, {}, opt), UsageError);
         return;

@@ -37,6 +37,21 @@ inline std::vector<std::string> random_safety_props(const ModelInfo& inf) {
   return props;
 }
 
+// A random selection of the model's properties with at least one progress
+// or starvation property (what needs an edge log), or none when the model
+// has no such property.
+inline std::vector<std::string> random_graph_props(const ModelInfo& inf) {
+  std::vector<std::string> props, graph;
+  for (const PropInfo& pi : inf.props) {
+    const bool g = pi.kind == PropKind::Progress || pi.kind == PropKind::Starvation;
+    if (g) graph.push_back(pi.name);
+    if (*rc::gen::arbitrary<bool>()) props.push_back(pi.name);
+  }
+  if (graph.empty()) return {};
+  props.push_back(*rc::gen::elementOf(graph));
+  return props;
+}
+
 // Search options without progress lines, with a random --max-states (0:
 // none) and, half the time, a random depth bound.
 inline SearchOptions random_limits() {
