@@ -484,11 +484,7 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
     std::optional<CheckOutcome> full;
     try {
       const ModelHandle& mh = g.handle ? *g.handle : lookup(g.model);
-      const bool spread = how.cluster && std::all_of(props.begin(), props.end(), [&](const std::string& p) {
-        const PropKind k = mh.info().props.at(std::size_t(parse_prop_spec(mh.info(), p).index)).kind;
-        return k != PropKind::Progress && k != PropKind::Starvation;
-      });
-      if (spread) {
+      if (how.cluster) {
         SearchOptions ranks = opt;
         ranks.cluster = how.cluster;
         o = mh.check(g.variant, g.params, props, ranks);

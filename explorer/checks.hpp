@@ -13,6 +13,7 @@
 // space is done, so one run gives a verdict for each.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <optional>
 #include <stdexcept>
@@ -138,7 +139,10 @@ class Maximize {
   }
 };
 
-// Progress and starvation: the explored graph, decided after the search.
+// Progress and starvation: the explored graph, decided after the search
+// in two steps, so that a search over several ranks can decide on one and
+// build the traces on all: find() gives each slot's verdict and walk, and
+// traces() turns the walks into counterexamples.
 template <class M>
 class Graph {
  public:
@@ -150,10 +154,91 @@ class Graph {
   std::vector<Starve> starvation;
   EdgeLog edges;
 
+  // A slot's verdict; violated: the walk of its trace (a lasso from the
+  // first stuck state, loop its repeating part; or a fair cycle from its
+  // entry, with the actor of each step).
+  struct Finding {
+    std::size_t k = 0;
+    int prop = 0;
+    bool starvation = false;
+    Verdict verdict = Verdict::Incomplete;
+    std::vector<std::uint32_t> walk;
+    std::size_t loop = 0;
+    std::vector<int> actors;
+  };
+
   bool active() const { return !progress.empty() || !starvation.empty(); }
   void on_new(const M& m, std::uint32_t, const State& s) {
     if constexpr (HasPending<M>) {
       for (Starve& sl : starvation) sl.pending.push_back(m.pending(sl.prop, s));
+    }
+  }
+
+  // The verdicts of a search that stopped so, over states [0, n).
+  std::vector<Finding> find(StopReason stop, std::size_t n) const {
+    std::vector<Finding> out;
+    const bool complete = stop == StopReason::Complete;
+    std::optional<Lasso> lasso;
+    if (complete && !progress.empty()) lasso = find_stuck_lasso(edges, n);
+    for (const Slot& sl : progress) {
+      Finding& f = out.emplace_back();
+      f.k = sl.k;
+      f.prop = sl.prop;
+      f.verdict = !complete ? Verdict::Incomplete : lasso ? Verdict::Violated : Verdict::Holds;
+      if (lasso) {
+        f.walk = lasso->walk;
+        f.loop = lasso->loop_start;
+      }
+    }
+    for (std::size_t i = 0; i < starvation.size(); ++i) {
+      const Starve& sl = starvation[i];
+      Finding& f = out.emplace_back();
+      f.k = sl.k;
+      f.prop = sl.prop;
+      f.starvation = true;
+      if (!complete) continue;
+      // The same property selected twice: one decision.
+      const auto same = std::find_if(starvation.begin(), starvation.begin() + std::ptrdiff_t(i),
+                                     [&](const Starve& e) { return e.prop == sl.prop; });
+      if (same != starvation.begin() + std::ptrdiff_t(i)) {
+        const Finding& g = out[progress.size() + std::size_t(same - starvation.begin())];
+        f.verdict = g.verdict;
+        f.walk = g.walk;
+        f.actors = g.actors;
+      } else if (const auto fc = find_fair_pending_cycle(edges, sl.pending, n)) {
+        f.verdict = Verdict::Violated;
+        f.walk = fc->walk;
+        f.actors.assign(fc->actors.begin(), fc->actors.end());
+      } else {
+        f.verdict = Verdict::Holds;
+      }
+    }
+    return out;
+  }
+
+  // The findings into r, with their traces: path_along(walk, loop, actors,
+  // base) is Search::path_along (base: the steps of its path to walk[0]).
+  template <class PathAlong>
+  static void traces(const M& m, const std::vector<Finding>& found, PathAlong&& path_along,
+                     SearchResult<State>& r) {
+    for (const Finding& f : found) {
+      PropOutcome<State>& o = r.props[f.k];
+      o.prop = f.prop;
+      o.verdict = f.verdict;
+      if (f.verdict != Verdict::Violated) continue;
+      std::size_t base = 0;
+      Counterexample<State> cx = path_along(f.walk, f.loop, f.actors, base);
+      if (!f.starvation) {
+        cx.stuck_at = base;  // the lasso's walk begins at the first stuck state
+      } else {
+        // Where the path's last run of pending states begins.
+        std::size_t j = *cx.loop_start;
+        if constexpr (HasPending<M>) {
+          while (j > 0 && m.pending(f.prop, cx.states[j - 1])) --j;
+        }
+        cx.stuck_at = j;
+      }
+      o.trace = std::move(cx);
     }
   }
 };
@@ -277,61 +362,12 @@ class PropertyChecks {
 
  private:
   void graph_result(StopReason stop, const Search<M>& search, SearchResult<State>& r) const {
-    const std::size_t n = search.store().size();
-    if (!graph_.progress.empty()) {
-      std::optional<Lasso> lasso;
-      if (stop == StopReason::Complete) lasso = find_stuck_lasso(graph_.edges, n);
-      for (const auto& sl : graph_.progress) {
-        PropOutcome<State>& o = r.props[sl.k];
-        o.prop = sl.prop;
-        o.verdict = stop != StopReason::Complete ? Verdict::Incomplete
-                    : lasso                       ? Verdict::Violated
-                                                  : Verdict::Holds;
-        if (lasso) o.trace = lasso_trace(search, *lasso);
-      }
-    }
-    for (std::size_t i = 0; i < graph_.starvation.size(); ++i) {
-      const auto& sl = graph_.starvation[i];
-      PropOutcome<State>& o = r.props[sl.k];
-      o.prop = sl.prop;
-      o.verdict = Verdict::Incomplete;
-      if (stop != StopReason::Complete) continue;
-      // The same property selected twice: one decision.
-      const auto same = std::find_if(graph_.starvation.begin(), graph_.starvation.begin() + std::ptrdiff_t(i),
-                                     [&](const auto& e) { return e.prop == sl.prop; });
-      if (same != graph_.starvation.begin() + std::ptrdiff_t(i)) {
-        o.verdict = r.props[same->k].verdict;
-        o.trace = r.props[same->k].trace;
-      } else if (const auto fc = find_fair_pending_cycle(graph_.edges, sl.pending, n)) {
-        o.verdict = Verdict::Violated;
-        o.trace = fair_cycle_trace(search, *fc, sl.prop);
-      } else {
-        o.verdict = Verdict::Holds;
-      }
-    }
-  }
-
-  // Path to the first stuck state, then the walk to a cycle or a dead end.
-  static Counterexample<State> lasso_trace(const Search<M>& search, const Lasso& l) {
-    const std::size_t base = search.store().depth(l.walk.front());  // path_to's length
-    Counterexample<State> cx = search.path_along(l.walk, l.loop_start);  // walk[0] == stuck
-    cx.stuck_at = base;
-    return cx;
-  }
-
-  // Path to the fair cycle's entry, then the cycle; stuck_at is where the
-  // path's last run of pending states begins.
-  Counterexample<State> fair_cycle_trace(const Search<M>& search, const FairCycle& fc, int prop) const {
-    // walk[0] == entry
-    Counterexample<State> cx =
-        search.path_along(fc.walk, 0, std::vector<int>(fc.actors.begin(), fc.actors.end()));
-    const std::size_t base = *cx.loop_start;
-    std::size_t j = base;
-    if constexpr (HasPending<M>) {
-      while (j > 0 && m_.pending(prop, cx.states[j - 1])) --j;
-    }
-    cx.stuck_at = j;
-    return cx;
+    checks::Graph<M>::traces(m_, graph_.find(stop, search.store().size()),
+                             [&](const std::vector<std::uint32_t>& walk, std::size_t loop,
+                                 const std::vector<int>& actors, std::size_t& base) {
+                               return search.path_along(walk, loop, actors, &base);
+                             },
+                             r);
   }
 
   const M& m_;

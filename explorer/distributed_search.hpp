@@ -26,10 +26,15 @@
 //   6 store    owners store their new states below the cut.
 // Traces are rebuilt rank by rank along the parent ids.
 //
-// Not distributed: progress and starvation properties (their edge log and
-// cycle search are for one machine: run them on threads), the compact
-// stores, and the re-search for shortest traces under partial-order
-// reduction (rank 0 runs it alone). --memory applies to each rank's store
+// Progress and starvation: the owners then answer every query with its
+// id (the new ones once numbered), and each rank sends rank 0 the edges of
+// its parents below the cut (with each parent's finished(), each new
+// state's pending()): rank 0 holds the edge log, as one process would, and
+// decides with the one-process graph check (checks::Graph); the walks of
+// its findings are broadcast and every rank helps rebuild their traces.
+//
+// Not distributed: the compact stores, and the re-search for shortest
+// traces under partial-order reduction (rank 0 runs it alone). --memory applies to each rank's store
 // and is checked between batches; --time and interrupts too.
 #pragma once
 
@@ -37,9 +42,11 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "explorer/cluster.hpp"
+#include "explorer/key_path.hpp"
 #include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
 
@@ -70,11 +77,12 @@ class DistributedSearch {
       for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
     for (std::size_t n = 0; n < props.size(); ++n) {
       const PropKind kind = pinfo.at(std::size_t(props[n])).kind;
-      if (kind == PropKind::Progress || kind == PropKind::Starvation)
-        throw UsageError(fmt::format(
-            "property {}: progress and starvation are checked in one process (their edge log "
-            "and cycle search are not distributed): run it without mpirun, on threads",
-            pinfo[std::size_t(props[n])].name));
+      if (kind == PropKind::Progress || kind == PropKind::Starvation) {
+        checks::Slot g{n, props[n], kNone};
+        if (kind == PropKind::Progress) graph_.progress.push_back(g);
+        else graph_.starvation.push_back({g, {}});
+        continue;
+      }
       Slot sl;
       sl.k = n;
       sl.prop = props[n];
@@ -82,6 +90,9 @@ class DistributedSearch {
       sl.bound = n < opt.bounds.size() ? opt.bounds[n] : std::nullopt;
       slots_.push_back(sl);
     }
+    graph_.edges = EdgeLog(!graph_.starvation.empty());
+    if (graph_.active() && red_.por())
+      throw std::logic_error("distributed search: partial-order reduction with an edge log");
   }
 
   SearchResult<State> run() {
@@ -129,6 +140,7 @@ class DistributedSearch {
     std::uint32_t first = 0, count = 0;  // its successors in the chunk
     std::uint32_t n = 0;                 // successors kept; origin::kTruncated
     std::uint8_t por = 0;
+    bool finished = false;
     bool dead = false;  // no successors, not finished
   };
   // A kept successor that is not stored: its query at its owner, and origin.
@@ -180,7 +192,9 @@ class DistributedSearch {
     const double el = std::chrono::duration<double>(Clock::now() - start_).count();
     if (g_interrupted) code = 3;
     else if (opt_.limits.seconds > 0 && el >= opt_.limits.seconds) code = 2;
-    else if (opt_.limits.memory_bytes && store_.memory_after_insert() > opt_.limits.memory_bytes) code = 1;
+    else if (opt_.limits.memory_bytes &&
+             store_.memory_after_insert() + graph_.edges.memory_bytes() > opt_.limits.memory_bytes)
+      code = 1;
     code = c_.max(code);
     if (opt_.progress && c_.rank() == 0 &&
         std::chrono::duration<double>(Clock::now() - last_progress_).count() >= opt_.progress_interval) {
@@ -247,13 +261,17 @@ class DistributedSearch {
       (void)cut;
     }
   }
+  // Never with progress or starvation: they are decided after the search.
   bool all_answered() const {
+    if (graph_.active()) return false;
     for (const Slot& sl : slots_)
       if (sl.violating == kNone) return false;
     return true;
   }
 
   StopReason levels();
+  void log_edges(const std::vector<Chunk>& chunks, const std::vector<Rep>& reps, std::uint64_t whole_below,
+                 std::uint64_t cut);
   void expand_batch(std::uint32_t depth, std::uint64_t b, std::uint64_t e, std::uint64_t hi, WorkerPool& pool,
              std::vector<Reduction<M>>& reds, std::optional<StopReason>& stop);
 
@@ -280,28 +298,96 @@ class DistributedSearch {
     cx.states.push_back(start_state_);
     for (std::size_t i = keys.size() - 1; i > 0; --i) {
       const State& want = keys[i - 1];
-      bool found = false;
-      State to{};
-      m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
-        if (found) return;
-        State kn = n;
-        red_.key(kn);
-        if (std::memcmp(kn.b.data(), want.b.data(), len_) == 0) {
-          cx.steps.push_back(st);
-          to = n;
-          found = true;
-        }
-      });
-      if (!found) throw std::logic_error("a stored step has no concrete counterpart");
-      cx.states.push_back(to);
+      key_path::step_to(m_, red_, cx, [&](const State& k) { return std::memcmp(k.b.data(), want.b.data(), len_) == 0; },
+                        -1);
     }
     return cx;
+  }
+  // The keys of global ids (every rank takes part; each owner gives its own).
+  std::unordered_map<std::uint32_t, State> keys_of(const std::vector<std::uint32_t>& ids) {
+    Bytes mine;
+    for (const std::uint32_t g : ids)
+      if (const std::uint32_t l = local_of(g); l != kNone) {
+        append(mine, g);
+        mine.insert(mine.end(), store_.get(l), store_.get(l) + len_);
+      }
+    std::vector<Bytes> in;
+    c_.exchange(std::vector<Bytes>(std::size_t(c_.size()), mine), in);
+    std::unordered_map<std::uint32_t, State> keys;
+    for (const Bytes& b : in)
+      for (std::size_t i = 0; i + 4 + len_ <= b.size(); i += 4 + len_) {
+        State k{};
+        std::memcpy(k.b.data(), b.data() + i + 4, len_);
+        keys.emplace(read<std::uint32_t>(b.data() + i), k);
+      }
+    return keys;
+  }
+  // Search::path_along's counterpart (every rank takes part).
+  Counterexample<State> path_along(const std::vector<std::uint32_t>& walk, std::size_t loop,
+                                   const std::vector<int>& actors, std::size_t& base) {
+    Counterexample<State> cx = path_to(walk.front());
+    base = cx.steps.size();
+    const auto keys = keys_of(walk);
+    key_path::along(m_, red_, cx, walk, loop, actors, !red_.keyed(), [&](std::uint32_t id, const State& k) {
+      const auto it = keys.find(id);
+      return it != keys.end() && std::memcmp(it->second.b.data(), k.b.data(), len_) == 0;
+    });
+    return cx;
+  }
+
+  // Rank 0's graph findings, for the others to help build their traces.
+  using Finding = typename checks::Graph<M>::Finding;
+  static Bytes encode(const std::vector<Finding>& found) {
+    Bytes b;
+    append(b, std::uint64_t(found.size()));
+    for (const Finding& f : found) {
+      append(b, std::uint64_t(f.k));
+      append(b, f.prop);
+      append(b, std::uint8_t(f.starvation));
+      append(b, std::uint8_t(f.verdict));
+      append(b, std::uint64_t(f.loop));
+      append(b, std::uint64_t(f.walk.size()));
+      for (const std::uint32_t v : f.walk) append(b, v);
+      append(b, std::uint64_t(f.actors.size()));
+      for (const int a : f.actors) append(b, a);
+    }
+    return b;
+  }
+  static std::vector<Finding> decode(const Bytes& b) {
+    const std::uint8_t* p = b.data();
+    auto take = [&]<class T>(T& v) {
+      v = read<T>(p);
+      p += sizeof v;
+    };
+    std::uint64_t n = 0, len = 0;
+    take(n);
+    std::vector<Finding> found(n);
+    for (Finding& f : found) {
+      std::uint64_t k = 0, loop = 0;
+      std::uint8_t starv = 0, verdict = 0;
+      take(k);
+      take(f.prop);
+      take(starv);
+      take(verdict);
+      take(loop);
+      f.k = k;
+      f.starvation = starv != 0;
+      f.verdict = Verdict(verdict);
+      f.loop = loop;
+      take(len);
+      f.walk.resize(len);
+      for (std::uint32_t& v : f.walk) take(v);
+      take(len);
+      f.actors.resize(len);
+      for (int& a : f.actors) take(a);
+    }
+    return found;
   }
 
   SearchResult<State> result(StopReason stop) {
     SearchResult<State> r;
     r.stop = stop;
-    r.props.resize(slots_.size());
+    r.props.resize(slots_.size() + graph_.progress.size() + graph_.starvation.size());
     const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
     for (const Slot& sl : slots_) {
       PropOutcome<State>& o = r.props[sl.k];
@@ -320,13 +406,23 @@ class DistributedSearch {
         if (!sl.bound && sl.best_id != kNone) o.trace = path_to(sl.best_id);
       }
     }
+    if (graph_.active()) {
+      Bytes found;
+      if (c_.rank() == 0) found = encode(graph_.find(stop, n_));
+      c_.broadcast(found, 0);
+      checks::Graph<M>::traces(m_, decode(found),
+                               [&](const std::vector<std::uint32_t>& walk, std::size_t loop,
+                                   const std::vector<int>& actors,
+                                   std::size_t& base) { return path_along(walk, loop, actors, base); },
+                               r);
+    }
     Stats& st = r.stats;
     st.seconds = seconds_;
     st.states = n_;
     st.transitions = transitions_;
     st.max_depth = max_depth_;
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
-    std::vector<std::uint64_t> sums{store_.memory_bytes(), peak_rss_bytes()};
+    std::vector<std::uint64_t> sums{store_.memory_bytes() + graph_.edges.memory_bytes(), peak_rss_bytes()};
     c_.sum(sums);
     st.store_bytes = sums[0];
     st.peak_rss_bytes = sums[1];
@@ -359,6 +455,7 @@ class DistributedSearch {
   State start_state_;
   std::size_t len_;
   std::vector<Slot> slots_;
+  checks::Graph<M> graph_;  // progress and starvation: the edge log on rank 0
   std::uint64_t n_ = 0;  // states stored, all ranks
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;
@@ -367,6 +464,63 @@ class DistributedSearch {
   double seconds_ = 0;
   Clock::time_point start_, last_progress_;
 };
+
+// Rank 0's edge log: the edges of every parent below whole_below (those a
+// one-process search finished expanding), in id order, and pending() of
+// the new states below the cut.
+template <Model M>
+void DistributedSearch<M>::log_edges(const std::vector<Chunk>& chunks, const std::vector<Rep>& reps,
+                                     std::uint64_t whole_below, std::uint64_t cut) {
+  const std::size_t nr = std::size_t(c_.size());
+  std::vector<Bytes> out(nr), in;
+  for (const Chunk& ch : chunks)
+    for (const Parent& p : ch.parents) {
+      if (p.n == origin::kTruncated || p.gid >= whole_below) continue;
+      append(out[0], p.gid);
+      append(out[0], std::uint8_t(p.finished));
+      append(out[0], p.n);
+      for (std::uint32_t k = 0; k < p.n; ++k) {
+        append(out[0], ch.succs[p.first + k].id);
+        append(out[0], ch.succs[p.first + k].actor);
+      }
+    }
+  c_.exchange(out, in);
+  if (c_.rank() == 0) {
+    std::vector<const std::uint8_t*> parents;
+    for (const Bytes& b : in)
+      for (std::size_t i = 0; i < b.size(); i += 9 + 5 * std::size_t(read<std::uint32_t>(b.data() + i + 5)))
+        parents.push_back(b.data() + i);
+    std::sort(parents.begin(), parents.end(),
+              [](const std::uint8_t* a, const std::uint8_t* x) { return read<std::uint32_t>(a) < read<std::uint32_t>(x); });
+    for (const std::uint8_t* p : parents) {
+      const auto gid = read<std::uint32_t>(p);
+      const auto n = read<std::uint32_t>(p + 5);
+      graph_.edges.begin_state(gid, p[4] != 0);
+      for (std::uint32_t k = 0; k < n; ++k)
+        graph_.edges.add_edge(read<std::uint32_t>(p + 9 + 5 * std::size_t(k)), p[13 + 5 * std::size_t(k)]);
+      graph_.edges.end_state(gid);
+    }
+  }
+  if constexpr (HasPending<M>) {
+    if (graph_.starvation.empty()) return;
+    out.assign(nr, {});
+    State s{};
+    for (const Rep& r : reps) {
+      if (r.id >= cut) break;
+      std::memcpy(s.b.data(), r.key, len_);
+      append(out[0], r.id);
+      for (const auto& sl : graph_.starvation) append(out[0], std::uint8_t(m_.pending(sl.prop, s)));
+    }
+    c_.exchange(out, in);
+    if (c_.rank() != 0) return;
+    const std::size_t rec = 4 + graph_.starvation.size();
+    for (auto& sl : graph_.starvation) sl.pending.resize(cut);
+    for (const Bytes& b : in)
+      for (std::size_t i = 0; i + rec <= b.size(); i += rec)
+        for (std::size_t j = 0; j < graph_.starvation.size(); ++j)
+          graph_.starvation[j].pending[read<std::uint32_t>(b.data() + i)] = b[i + 4 + j] != 0;
+  }
+}
 
 template <Model M>
 StopReason DistributedSearch<M>::levels() {
@@ -390,6 +544,7 @@ StopReason DistributedSearch<M>::levels() {
         slots_[i].violating_value = int(std::uint32_t(first[i]));
       }
     fold_maxima(reps, 1);
+    if (c_.rank() == 0) graph_.on_new(m_, 0, s);
     n_ = 1;
     if (all_answered()) return StopReason::AllViolated;
   }
@@ -451,7 +606,8 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       });
       p.count = std::uint32_t(ch.succs.size()) - p.first;
       p.n = p.count;
-      p.dead = p.count == 0 && !m_.finished(cur);
+      p.finished = m_.finished(cur);
+      p.dead = p.count == 0 && !p.finished;
       ch.parents.push_back(p);
     }
   });
@@ -544,8 +700,11 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
                            read<std::uint64_t>(in[s].data() + i + 4));
   }
 
-  // 3 merge: one representative per state, with its smallest origin.
+  // 3 merge: one representative per state, with its smallest origin;
+  // rep_of: each candidate's (with edges).
+  const bool edges = graph_.active();
   std::vector<Rep> reps;
+  std::vector<std::uint32_t> rep_of;
   {
     std::size_t slots = 1024;
     while (slots < 2 * cands.size()) slots *= 2;
@@ -556,16 +715,30 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         if (table[t] == kNone) {
           table[t] = std::uint32_t(reps.size());
           reps.push_back({qq.key, qq.hash, origin, kNone});
-          break;
         }
         Rep& r = reps[table[t]];
         if (r.hash == qq.hash && std::memcmp(r.key, qq.key, len_) == 0) {
           r.origin = std::min(r.origin, origin);
+          if (edges) rep_of.push_back(table[t]);
           break;
         }
       }
     }
-    std::sort(reps.begin(), reps.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
+    if (!edges) {
+      std::sort(reps.begin(), reps.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
+    } else {
+      std::vector<std::uint32_t> order(reps.size()), at(reps.size());
+      for (std::uint32_t j = 0; j < order.size(); ++j) order[j] = j;
+      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t x) { return reps[a].origin < reps[x].origin; });
+      std::vector<Rep> sorted;
+      sorted.reserve(reps.size());
+      for (std::uint32_t j = 0; j < order.size(); ++j) {
+        sorted.push_back(reps[order[j]]);
+        at[order[j]] = j;
+      }
+      reps = std::move(sorted);
+      for (std::uint32_t& r : rep_of) r = at[r];
+    }
   }
 
   // 4 number: rank 0 merges the origins, in whose order the ids go.
@@ -588,6 +761,20 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   }
   c_.exchange(out, in);
   for (std::size_t j = 0; j < reps.size(); ++j) reps[j].id = read<std::uint32_t>(in[0].data() + 4 * j);
+  // With edges every query gets its id back, the stored and the new.
+  if (edges) {
+    for (std::size_t c = 0; c < cands.size(); ++c) {
+      const auto& [s, i, origin] = cands[c];
+      ans[s][i] = reps[rep_of[c]].id;
+    }
+    for (std::size_t s = 0; s < nr; ++s) {
+      out[s].resize(ans[s].size() * 4);
+      if (!ans[s].empty()) std::memcpy(out[s].data(), ans[s].data(), out[s].size());
+    }
+    c_.exchange(out, in);
+    for (Chunk& ch : chunks)
+      for (Succ& x : ch.succs) x.id = read<std::uint32_t>(in[x.dest].data() + 4 * std::size_t(x.q));
+  }
 
   // 5 observe: the first violations here, over all ranks; rank 0 finds the
   // cut and which of them a one-process search would have seen.
@@ -621,7 +808,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       if (when[i] == kNever) all = false;
       else t_done = std::max(t_done, when[i]);
     }
-    if (!all) t_done = kNever;
+    if (!all || graph_.active()) t_done = kNever;  // the graph is decided after the search
     std::uint64_t code = 0, at = kNever, cut = n_ + fresh;
     if (t_done != kNever && t_done <= t_cap) {
       code = 1;
@@ -670,6 +857,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   truncated_ = truncated_ || sums[3] > 0;
   fold_maxima(reps, cut);
   if (cut > n_) max_depth_ = std::max(max_depth_, depth + 1);
+  if (edges) log_edges(chunks, reps, code == 0 ? kNever : at, cut);
 
   // 6 store the new states below the cut.
   for (const Rep& r : reps) {

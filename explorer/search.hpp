@@ -38,6 +38,8 @@
 #include <fmt/format.h>
 
 #include "explorer/cluster.hpp"
+#include "explorer/counterexample.hpp"
+#include "explorer/key_path.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/origin.hpp"
 #include "explorer/reduction.hpp"
@@ -83,19 +85,6 @@ struct SearchOptions {
   Cluster* cluster = nullptr;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
-};
-
-template <class State>
-struct Counterexample {
-  std::vector<Step> steps;
-  std::vector<State> states;  // states[0] is initial, states[i+1] follows steps[i]
-  // Progress counterexamples are lassos: states[*stuck_at] is the first
-  // state on the path from which no finished state is reachable; the steps
-  // after *loop_start repeat forever (states.back() equals
-  // states[*loop_start]) or, when loop_start is the last index, none is enabled.
-  // Starvation counterexamples too: every state from *stuck_at on is pending,
-  // and the steps after *loop_start form a weakly fair cycle (at least one).
-  std::optional<std::size_t> stuck_at, loop_start;
 };
 
 template <Model M>
@@ -201,40 +190,16 @@ class Search {
     }
     return cx;
   }
-  // path_to(walk[0]), continued along the stored states walk[1..] (a lasso's
-  // or a cycle's walk), by actors[k] for the step walk[k] -> walk[k + 1]
-  // where given. When walk.back() == walk[loop] (a cycle; loop ==
-  // walk.size() - 1 when the walk ends in a dead end), *loop_start is the
-  // index in the result's states where the repeating part begins, so that
-  // states.back() == states[*loop_start] (or nothing repeats at a dead
-  // end). Where the store holds keys, the cycle of keys is followed on
-  // concrete states until a concrete state repeats (a permuted or sliced
-  // copy of the entry state is not yet the entry state); every state on
-  // the way has the keys of the walk.
+  // path_to(walk[0]), continued along the stored states walk[1..] by
+  // key_path::along (which says what loop and actors mean); base, where
+  // given, is set to the steps of the path to walk[0].
   Counterexample<State> path_along(const std::vector<std::uint32_t>& walk, std::size_t loop,
-                                   const std::vector<int>& actors = {}) const {
+                                   const std::vector<int>& actors = {}, std::size_t* base = nullptr) const {
     Counterexample<State> cx = path_to(walk.front());
-    const std::size_t base = cx.steps.size();
-    auto follow = [&](std::size_t k) {  // the step walk[k - 1] -> walk[k]
-      step_to_key(cx, walk[k], k - 1 < actors.size() ? actors[k - 1] : -1);
-    };
-    for (std::size_t k = 1; k < walk.size(); ++k) follow(k);
-    cx.loop_start = base + loop;
-    if ((!red_.keyed() && store_->keeps_states()) || loop + 1 >= walk.size()) return cx;
-    // Rounds of the cycle walk[loop..] until a round ends in a concrete
-    // state some earlier round began with.
-    std::vector<std::size_t> entries{base + loop};
-    for (int round = 0; round < 100000; ++round) {
-      const State& end = cx.states.back();
-      for (std::size_t e : entries)
-        if (std::memcmp(cx.states[e].b.data(), end.b.data(), m_.state_bytes()) == 0) {
-          cx.loop_start = e;
-          return cx;
-        }
-      entries.push_back(cx.states.size() - 1);
-      for (std::size_t k = loop + 1; k < walk.size(); ++k) follow(k);
-    }
-    throw std::logic_error("path_along: the concrete cycle does not close");
+    if (base) *base = cx.steps.size();
+    key_path::along(m_, red_, cx, walk, loop, actors, !red_.keyed() && store_->keeps_states(),
+                    [&](std::uint32_t id, const State& k) { return store_->is(id, k.b.data(), hash_of(k)); });
+    return cx;
   }
 
  private:
@@ -242,20 +207,7 @@ class Search {
   // one is given) whose successor's key is stored state `want`: a stored
   // edge followed on concrete states.
   void step_to_key(Counterexample<State>& cx, std::uint32_t want, int actor) const {
-    bool found = false;
-    State to{};
-    m_.for_each_successor(cx.states.back(), [&](const Step& st, const State& n) {
-      if (found || (actor >= 0 && st.actor != actor)) return;
-      State kn = n;
-      red_.key(kn);
-      if (store_->is(want, kn.b.data(), hash_of(kn))) {
-        cx.steps.push_back(st);
-        to = n;
-        found = true;
-      }
-    });
-    if (!found) throw std::logic_error("a stored step has no concrete counterpart");
-    cx.states.push_back(to);
+    key_path::step_to(m_, red_, cx, [&](const State& k) { return store_->is(want, k.b.data(), hash_of(k)); }, actor);
   }
 
   using Clock = std::chrono::steady_clock;

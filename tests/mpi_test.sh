@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpirun -np 2 and -np 3 against one process: `blkmc check` spread over MPI
 # ranks (explorer/distributed_search.hpp) must find the same states,
-# transitions, verdicts, maxima and traces. Skips (exit 77) where Open MPI
+# transitions, verdicts, maxima and traces (progress and starvation too). Skips (exit 77) where Open MPI
 # (mpirun) or the MPI runner blkmc-mpi is missing.
 # Usage: mpi_test.sh BLKMC SOURCE_DIR [SANITIZED]
 set -u
@@ -41,6 +41,11 @@ ROWS=(
   "integrity -v 85253bac4d02 -p levels=3 -p owner=0 -p verify_fn=1 --prop free-once --prop deadlock"
   "deadline -v prio-5.14 -p workload=9 -p fifo_batch=1 --prop fair-ratio"
   "deadline -v v6.18 -p workload=8 -p clock=0 -p fifo_batch=4 --prop max-wait --prop max-wait<=20"
+  "integrity -v 7c20f11680a4 -p owner=1 -p verify_fn=0 --prop progress --prop deadlock"
+  "integrity -v 85253bac4d02 -p levels=3 --prop progress"
+  "sbitmap -v 106397376c03 -p tasks=2 -p rounds=2 -p nr_ws=1 --prop no-lost-wakeup --prop deadlock"
+  "deadline -v prio-5.14 -p workload=4 --prop starvation --prop progress"
+  "deadline -v v6.18 -p workload=4 --prop starvation --prop starvation"
 )
 for np in 2 3; do
   for i in "${!ROWS[@]}"; do
@@ -78,8 +83,6 @@ expect() {  # expect RC TEXT DESCRIPTION -- command...
     head -5 "$T/err"
   fi
 }
-expect 2 "progress and starvation are checked in one process" "a progress property is refused" -- \
-  mpirun --oversubscribe -np 2 "$B" check integrity -v 85253bac4d02 --prop progress -q
 expect 2 "breadth-first" "--dfs is refused" -- mpirun --oversubscribe -np 2 "$B" check tags -v v4.11 --dfs -q
 expect 2 "only .blkmc check. and .blkmc suite. run" "other commands are refused" -- \
   mpirun --oversubscribe -np 2 "$B" simulate deadline -v v6.18
