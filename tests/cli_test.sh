@@ -173,8 +173,22 @@ expect 2 "--store disk with --dfs" -- "$B" check tags -v refcount --store disk -
 expect 2 "--sort-buffer without the disk store" -- "$B" check tags -v refcount --sort-buffer 4; one_line_error "--sort-buffer without the disk store"
 expect 2 "--bitstate-bits too small" -- "$B" check tags -v refcount --store bitstate --bitstate-bits 3; one_line_error "--bitstate-bits too small"
 expect 2 "--disk-dir not a directory" -- "$B" check tags -v refcount --store disk --disk-dir "$T/nope"; one_line_error "--disk-dir not a directory"
-expect 2 "progress in the disk store" -- "$B" check workqueue -v before --prop all-work-runs --store disk --disk-dir "$T/scratch"
-one_line_error "progress in the disk store"
+expect 2 "progress in the bitstate store" -- "$B" check workqueue -v before --prop all-work-runs --store bitstate --disk-dir "$T/scratch"
+one_line_error "progress in the bitstate store"
+# The disk store checks progress, with the plain store's verdict and trace.
+"$B" check workqueue -v before --prop all-work-runs -q --json --trace-out "$T/pp.json" >"$T/plain.json"
+rc_plain=$?
+"$B" check workqueue -v before --prop all-work-runs -q --json --store disk --disk-dir "$T/scratch" \
+  --trace-out "$T/pd.json" >"$T/disk.json"
+rc_disk=$?
+if [ "$rc_plain" = 1 ] && [ "$rc_disk" = 1 ] && cmp -s "$T/pp.json" "$T/pd.json" &&
+  python3 -c 'import json, sys; a, b = (json.load(open(f))["properties"] for f in sys.argv[1:]); sys.exit(a != b)' \
+    "$T/plain.json" "$T/disk.json"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: progress in the disk store: exit $rc_disk (plain $rc_plain), or another verdict or trace"
+fi
 if [ -z "$(ls -A "$T/scratch")" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: scratch files left after errors"; ls "$T/scratch"; fi
 # --disk N: the disk store stops at the last level that fits, with what it
 # found (tags 4/3/3 needs 630 MB in all), exit 3.
