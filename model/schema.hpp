@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -249,6 +250,40 @@ class Schema {
   std::size_t bytes_ = 0;
   std::string wide_;  // a variable wider than a byte, if any
   bool laid_out_ = false;
+};
+
+// A model's slots bound where its variables are declared, so that each is
+// named once: slots.byte(member_, sc.integer("name", ...)) while declaring,
+// then slots.bind(sc) after the layout sets every member (an optional one
+// is engaged).
+class SchemaSlots {
+ public:
+  int byte(ByteVar& v, int id) { return add({id, &v, nullptr, nullptr}); }
+  int byte(std::optional<ByteVar>& v, int id) { return add({id, nullptr, nullptr, &v}); }
+  int bit(BitVar& v, int id) { return add({id, nullptr, &v, nullptr}); }
+  int field(FieldVar& v, int id) { return add({id, nullptr, nullptr, nullptr, &v}); }
+  void bind(const Schema& sc) const {
+    for (const Slot& s : slots_) {
+      if (s.byte) *s.byte = sc.byte_var(s.id);
+      if (s.bit) *s.bit = sc.bit_var(s.id);
+      if (s.opt) *s.opt = sc.byte_var(s.id);
+      if (s.field) *s.field = sc.field_var(s.id);
+    }
+  }
+
+ private:
+  struct Slot {
+    int id;
+    ByteVar* byte;
+    BitVar* bit;
+    std::optional<ByteVar>* opt;
+    FieldVar* field = nullptr;
+  };
+  int add(const Slot& s) {
+    slots_.push_back(s);
+    return s.id;
+  }
+  std::vector<Slot> slots_;
 };
 
 }  // namespace blkmc

@@ -86,35 +86,26 @@ SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
       sched_(variant, p, rq_) {
   // The one declaration of the state: the requests, the processes, the
   // device, the ghosts, then the scheduler's own variables.
-  rq_.declare(schema_);
+  SchemaSlots slots;
+  rq_.declare(schema_, slots);
   const int proc = schema_.block("proc", nproc_);
-  schema_.integer("pc", 0, 255, proc);
-  schema_.integer("think", 0, 255, proc);
+  slots.byte(pc_, schema_.integer("pc", 0, 255, proc));
+  slots.byte(think_, schema_.integer("think", 0, 255, proc));
   const int dev = schema_.group("device");
-  schema_.integer("head", 0, 255, dev);
-  schema_.integer("requeues_left", 0, 255, dev);
+  slots.byte(head_, schema_.integer("head", 0, 255, dev));
+  slots.byte(requeues_, schema_.integer("requeues_left", 0, 255, dev));
   const int ghost = schema_.group("ghost");
-  schema_.bit("err", ghost);  // kErrNotQueued
-  schema_.integer("wait", 0, 255, ghost);
-  schema_.integer("wait_ticks", 0, 255, ghost);
-  schema_.integer("expired_wait", 0, 255, ghost);
-  if (wl_.has_fair()) schema_.integer("fair_svc", 0, 255, schema_.block("fair", 2));
+  slots.bit(err_, schema_.bit("err", ghost));  // kErrNotQueued
+  slots.byte(wait_, schema_.integer("wait", 0, 255, ghost));
+  slots.byte(wait_ticks_, schema_.integer("wait_ticks", 0, 255, ghost));
+  slots.byte(expired_wait_, schema_.integer("expired_wait", 0, 255, ghost));
+  if (wl_.has_fair()) slots.byte(fair_, schema_.integer("fair_svc", 0, 255, schema_.block("fair", 2)));
   const int sched0 = int(schema_.vars().size());
-  sched_.declare(schema_);
+  sched_.declare(schema_, slots);
   schema_.layout();
   this->fit_schema("sched", "workload", true);
-  rq_.resolve(schema_);
-  auto byte = [&](const char* n) { return schema_.byte_var(schema_.find(n)); };
-  pc_ = byte("pc");
-  think_ = byte("think");
-  head_ = byte("head");
-  requeues_ = byte("requeues_left");
-  err_ = schema_.bit_var(schema_.find("err"));
-  wait_ = byte("wait");
-  wait_ticks_ = byte("wait_ticks");
-  expired_wait_ = byte("expired_wait");
-  if (wl_.has_fair()) fair_ = byte("fair_svc");
-  sched_.resolve(schema_);
+  slots.bind(schema_);
+  if constexpr (requires { sched_.resolve(schema_); }) sched_.resolve(schema_);
   auto first = [&](const char* n) { return schema_.first(schema_.find(n)); };
   rq_lo_ = first("rq_status");
   rq_hi_ = first("pc");

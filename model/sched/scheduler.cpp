@@ -4,21 +4,13 @@
 
 namespace blkmc::sched {
 
-void RqTable::declare(Schema& sc) const {
+void RqTable::declare(Schema& sc, SchemaSlots& slots) {
   const int b = sc.block("rq", size());
   // The status and the two flags share one byte per request (3 + 1 + 1 bits).
-  sc.pack({sc.enumeration("rq_status", st_names(), b), sc.bit("rq_inserted", b),
-           sc.bit("rq_nofifotime", b)});
-  sc.integer("rq_seq", 0, 255, b);  // 255: a new arrival, before renumbering
-  sc.integer("rq_age", 0, 255, b);
-}
-
-void RqTable::resolve(const Schema& sc) {
-  status_ = sc.field_var(sc.find("rq_status"));
-  inserted_ = sc.field_var(sc.find("rq_inserted"));
-  nofifo_ = sc.field_var(sc.find("rq_nofifotime"));
-  seq_ = sc.byte_var(sc.find("rq_seq"));
-  age_ = sc.byte_var(sc.find("rq_age"));
+  sc.pack({slots.field(status_, sc.enumeration("rq_status", st_names(), b)),
+           slots.field(inserted_, sc.bit("rq_inserted", b)), slots.field(nofifo_, sc.bit("rq_nofifotime", b))});
+  slots.byte(seq_, sc.integer("rq_seq", 0, 255, b));  // 255: a new arrival, before renumbering
+  slots.byte(age_, sc.integer("rq_age", 0, 255, b));
 }
 
 std::string RqTable::name(int r) const {

@@ -15,8 +15,9 @@
 //   age              ticks since insertion while queued (saturating at the
 //                    scheduler's age_cap()); remaining service ticks in the driver
 // A scheduler declares its own variables in the same schema (declare, before
-// the layout) and resolves its slots after it (resolve): every byte of the
-// state comes from one declaration.
+// the layout), each bound there to the member that reads it (SchemaSlots,
+// model/schema.hpp: bound after the layout): every byte of the state comes
+// from one declaration, and every variable is named once.
 //
 // The interface (a template parameter of SchedModel, no virtual calls):
 //   static const std::vector<VariantInfo>& variants();
@@ -26,8 +27,8 @@
 //   static constexpr bool kFifoPerClass;            // seq compared only within (prio, dir)
 //   static const char* summary();
 //   Sched(int variant, const Params&, const RqTable&);
-//   void declare(Schema&) const;                   // its variables
-//   void resolve(const Schema&);                   // its slots, after the layout
+//   void declare(Schema&, SchemaSlots&);           // its variables, bound to its slots
+//   void resolve(const Schema&);                   // optional: checks after the layout
 //   void init(SchedState&) const;
 //   void insert(SchedState&, int rq, bool at_head, bool requeue, Why*) const;
 //   int dispatch(SchedState&, Why*) const;         // a request id or -1
@@ -106,9 +107,9 @@ class RqTable {
  public:
   explicit RqTable(const Workload& wl) : wl_(&wl) {}
 
-  // The block "rq": one copy of the request variables per request.
-  void declare(Schema& sc) const;
-  void resolve(const Schema& sc);
+  // The block "rq": one copy of the request variables per request, bound
+  // to this table's slots by slots.bind() after the layout.
+  void declare(Schema& sc, SchemaSlots& slots);
 
   int size() const { return static_cast<int>(wl_->rqs.size()); }
   const Workload& workload() const { return *wl_; }

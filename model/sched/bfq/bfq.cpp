@@ -122,87 +122,49 @@ const char* const kQByteNames[] = {"budget", "service",  "max_budget", "start", 
 const char* const kQFlagNames[] = {"busy", "idle_tree", "flag", "io_bound", "shadow_flag", "non_blocking_wait_rq"};
 }  // namespace
 
-void BfqScheduler::declare(Schema& sc) const {
-  sc.integer("in_service", -1, nq_ - 1);
-  sc.integer("idle_timer", 0, 255);
-  sc.integer("budget_timeout_in", 0, 255);
-  sc.integer("hw_tag", -1, 1);
-  sc.integer("hw_tag_samples", 0, 255);
-  sc.integer("max_rq_in_driver", 0, 255);
-  if (shadow_ >= 0) sc.bit("decision_differed");
-  sc.integer("vtime", 0, 255);
-  sc.integer("in_service_ticks", 0, 255);
+void BfqScheduler::declare(Schema& sc, SchemaSlots& slots) {
+  slots.byte(in_service_, sc.integer("in_service", -1, nq_ - 1));
+  slots.byte(idle_timer_, sc.integer("idle_timer", 0, 255));
+  slots.byte(timeout_left_, sc.integer("budget_timeout_in", 0, 255));
+  slots.byte(hw_tag_, sc.integer("hw_tag", -1, 1));
+  slots.byte(hw_tag_samples_, sc.integer("hw_tag_samples", 0, 255));
+  slots.byte(max_rq_in_driver_, sc.integer("max_rq_in_driver", 0, 255));
+  if (shadow_ >= 0) slots.bit(differed_, sc.bit("decision_differed"));
+  slots.byte(vtime_, sc.integer("vtime", 0, 255));
+  slots.byte(in_service_ticks_, sc.integer("in_service_ticks", 0, 255));
   const int q = sc.block("bfqq", nq_);
   for (int f = 0; f < 5; ++f)
-    if (f < 4 || shadow_ >= 0) sc.bit(kQFlagNames[f], q);
-  for (const char* n : kQByteNames) sc.integer(n, 0, 255, q);
-  sc.integer("ttime_mean", 0, 63, q);
-  sc.integer("ttime_samples", 0, 3, q);
-  sc.integer("next_rq", -1, t_.size() - 1, q);
-  sc.integer("last_position", 0, 255);
+    if (f < 4 || shadow_ >= 0) slots.bit(qflag_[f], sc.bit(kQFlagNames[f], q));
+  for (int f = 0; f < kNumQBytes; ++f) slots.byte(qv_[f], sc.integer(kQByteNames[f], 0, 255, q));
+  slots.byte(ttime_mean_, sc.integer("ttime_mean", 0, 63, q));
+  slots.byte(ttime_samples_, sc.integer("ttime_samples", 0, 3, q));
+  slots.byte(next_rq_, sc.integer("next_rq", -1, t_.size() - 1, q));
+  slots.byte(last_position_, sc.integer("last_position", 0, 255));
   if (variant_ != V6_12) return;
-  sc.bit(kQFlagNames[5], q);
-  sc.bit("ttime_ended", q);
-  sc.bit("coop", q);
+  slots.bit(qflag_[5], sc.bit(kQFlagNames[5], q));
+  slots.bit(qflag_[6], sc.bit("ttime_ended", q));
+  slots.bit(qflag_[7], sc.bit("coop", q));
   // Queue merging: each request's queue, each queue's scheduled merge
   // (new_bfqq), its place in the rq_pos_tree, bfqd->in_serv_last_pos.
-  sc.integer("rq_bfqq", -1, nq_ - 1, sc.block("rq", t_.size()));
-  sc.integer("new_bfqq", -1, nq_ - 1, q);
-  sc.integer("pos_node", 0, 255, q);
-  sc.integer("in_serv_last_pos", 0, 255);
-  sc.integer("ttime_samples256", 0, 255, q);
-  sc.integer("inject_limit", 0, 255, q);
-  sc.integer("active_list", 0, 255, q);
-  for (int b = 0; b <= 4; ++b) sc.integer(fmt::format("ttime_total.{}", b), 0, 255, q);
+  slots.byte(rq_bfqq_, sc.integer("rq_bfqq", -1, nq_ - 1, sc.block("rq", t_.size())));
+  slots.byte(new_bfqq_, sc.integer("new_bfqq", -1, nq_ - 1, q));
+  slots.byte(pos_node_, sc.integer("pos_node", 0, 255, q));
+  slots.byte(in_serv_last_pos_, sc.integer("in_serv_last_pos", 0, 255));
+  slots.byte(tt_samples_, sc.integer("ttime_samples256", 0, 255, q));
+  slots.byte(inject_limit_, sc.integer("inject_limit", 0, 255, q));
+  slots.byte(active_, sc.integer("active_list", 0, 255, q));
+  slots.byte(tt_total_, sc.integer("ttime_total.0", 0, 255, q));
+  for (int b = 1; b <= 4; ++b) slots.byte(tt_total_hi_[b - 1], sc.integer(fmt::format("ttime_total.{}", b), 0, 255, q));
   // v6.12: the high bytes of the wide numbers, each process's queue (bic),
   // each queue's place among equal finishes, bfqd->last_bfqq_created.
   for (int f = 0; f <= kFinish; ++f)
-    for (int b = 1; b <= hi_bytes(f); ++b) sc.integer(fmt::format("{}.{}", kQByteNames[f], b), 0, 255, q);
-  for (int b = 1; b <= hi_bytes(kStart); ++b) sc.integer(fmt::format("vtime.{}", b), 0, 255);
-  sc.integer("tree_order", 0, 255, q);
-  sc.integer("bic_bfqq", -1, nq_ - 1, sc.block("bic", nq_));
-  sc.integer("last_bfqq_created", -1, nq_ - 1);
-  sc.integer("next_in_service", -1, nq_ - 1);
-}
-
-void BfqScheduler::resolve(const Schema& sc) {
-  auto byte = [&](const char* n) { return sc.byte_var(sc.find(n)); };
-  in_service_ = byte("in_service");
-  idle_timer_ = byte("idle_timer");
-  timeout_left_ = byte("budget_timeout_in");
-  hw_tag_ = byte("hw_tag");
-  hw_tag_samples_ = byte("hw_tag_samples");
-  max_rq_in_driver_ = byte("max_rq_in_driver");
-  if (shadow_ >= 0) differed_ = sc.bit_var(sc.find("decision_differed"));
-  vtime_ = byte("vtime");
-  in_service_ticks_ = byte("in_service_ticks");
-  for (int f = 0; f < 5; ++f)
-    if (f < 4 || shadow_ >= 0) qflag_[f] = sc.bit_var(sc.find(kQFlagNames[f]));
-  for (int f = 0; f < kNumQBytes; ++f) qv_[f] = byte(kQByteNames[f]);
-  ttime_mean_ = byte("ttime_mean");
-  ttime_samples_ = byte("ttime_samples");
-  next_rq_ = byte("next_rq");
-  last_position_ = byte("last_position");
-  if (variant_ != V6_12) return;
-  qflag_[5] = sc.bit_var(sc.find(kQFlagNames[5]));
-  qflag_[6] = sc.bit_var(sc.find("ttime_ended"));
-  qflag_[7] = sc.bit_var(sc.find("coop"));
-  rq_bfqq_ = byte("rq_bfqq");
-  new_bfqq_ = byte("new_bfqq");
-  pos_node_ = byte("pos_node");
-  in_serv_last_pos_ = byte("in_serv_last_pos");
-  tt_samples_ = byte("ttime_samples256");
-  inject_limit_ = byte("inject_limit");
-  active_ = byte("active_list");
-  tt_total_ = byte("ttime_total.0");
-  for (int b = 1; b <= 4; ++b) tt_total_hi_[b - 1] = byte(fmt::format("ttime_total.{}", b).c_str());
-  for (int f = 0; f <= kFinish; ++f)
-    for (int b = 1; b <= hi_bytes(f); ++b) qhi_[f][b - 1] = byte(fmt::format("{}.{}", kQByteNames[f], b).c_str());
-  for (int b = 1; b <= hi_bytes(kStart); ++b) vtime_hi_[b - 1] = byte(fmt::format("vtime.{}", b).c_str());
-  order_ = byte("tree_order");
-  bic_ = byte("bic_bfqq");
-  last_created_ = byte("last_bfqq_created");
-  next_ = byte("next_in_service");
+    for (int b = 1; b <= hi_bytes(f); ++b)
+      slots.byte(qhi_[f][b - 1], sc.integer(fmt::format("{}.{}", kQByteNames[f], b), 0, 255, q));
+  for (int b = 1; b <= hi_bytes(kStart); ++b) slots.byte(vtime_hi_[b - 1], sc.integer(fmt::format("vtime.{}", b), 0, 255));
+  slots.byte(order_, sc.integer("tree_order", 0, 255, q));
+  slots.byte(bic_, sc.integer("bic_bfqq", -1, nq_ - 1, sc.block("bic", nq_)));
+  slots.byte(last_created_, sc.integer("last_bfqq_created", -1, nq_ - 1));
+  slots.byte(next_, sc.integer("next_in_service", -1, nq_ - 1));
 }
 
 void BfqScheduler::init(SchedState& s) const {

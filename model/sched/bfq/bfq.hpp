@@ -134,8 +134,7 @@ class BfqScheduler {
   // 4.13, has_short_ttime after), io_bound (and with shadow=V the shadow's
   // flag), the budgets, B-WF2Q+ timestamps, seek and think-time state, weight
   // raising.
-  void declare(Schema& sc) const;
-  void resolve(const Schema& sc);
+  void declare(Schema& sc, SchemaSlots& slots);
 
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {

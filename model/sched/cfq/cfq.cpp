@@ -135,94 +135,50 @@ const char* const kQFlagNames[] = {"on_rr",        "idle_window", "deep",    "mu
                                    "wait_request", "sampling",    "has_pos", "created"};
 }  // namespace
 
-void CfqScheduler::declare(Schema& sc) const {
-  sc.integer("active", -1, nq_ - 1);
-  sc.bit("slice_new");
-  sc.bit("wait_busy");
-  sc.integer("slice_left", 0, 255);
-  sc.integer("slice_elapsed", 0, 255);
-  sc.integer("slice_dispatch", 0, 255);
-  sc.integer("idle_timer", 0, 255);
-  sc.enumeration("serving_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]});
-  sc.enumeration("serving_prio", {kPrio[RT], kPrio[BE], kPrio[IDLE]});
-  sc.integer("workload_left", 0, 255);
-  sc.integer("hw_tag", -1, 1);
-  sc.integer("hw_tag_samples", 0, 255);
-  sc.integer("est_depth", 0, 255);
-  sc.integer("fast_samples", 0, 255);
-  if (ghost_ != 0) sc.integer("ghost", 0, 255);
-  sc.integer("last_position", 0, 255);
+void CfqScheduler::declare(Schema& sc, SchemaSlots& slots) {
+  slots.byte(active_, sc.integer("active", -1, nq_ - 1));
+  slots.bit(slice_new_, sc.bit("slice_new"));
+  slots.bit(wait_busy_, sc.bit("wait_busy"));
+  slots.byte(slice_left_, sc.integer("slice_left", 0, 255));
+  slots.byte(slice_elapsed_, sc.integer("slice_elapsed", 0, 255));
+  slots.byte(slice_dispatch_, sc.integer("slice_dispatch", 0, 255));
+  slots.byte(idle_timer_, sc.integer("idle_timer", 0, 255));
+  slots.byte(serving_type_, sc.enumeration("serving_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]}));
+  slots.byte(serving_prio_, sc.enumeration("serving_prio", {kPrio[RT], kPrio[BE], kPrio[IDLE]}));
+  slots.byte(workload_left_, sc.integer("workload_left", 0, 255));
+  slots.byte(hw_tag_, sc.integer("hw_tag", -1, 1));
+  slots.byte(hw_tag_samples_v_, sc.integer("hw_tag_samples", 0, 255));
+  slots.byte(est_depth_, sc.integer("est_depth", 0, 255));
+  slots.byte(fast_samples_, sc.integer("fast_samples", 0, 255));
+  if (ghost_ != 0) slots.byte(ghost_v_, sc.integer("ghost", 0, 255));
+  slots.byte(last_position_, sc.integer("last_position", 0, 255));
   if (shadow_ >= 0) {
     std::vector<std::string> names;
     for (int d = 0; d <= kSeeky; ++d) names.push_back(decision_name(d));
-    sc.enumeration("shadow_differed", names);
+    slots.byte(differed_, sc.enumeration("shadow_differed", names));
   }
   const int q = sc.block("cfqq", nq_);
-  for (const char* n : kQFlagNames) sc.bit(n, q);
-  if (ghost_ == 1) sc.bit("stale_deep", q);
-  sc.integer("order", 0, 31, q);
-  sc.enumeration("tree_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]}, q);
-  sc.integer("last_pos", 0, 255, q);
-  sc.integer(history_seek() ? "seek_history" : "seek_samples", 0, 255, q);
+  for (int f = 0; f < 8; ++f) slots.bit(qflag_[f], sc.bit(kQFlagNames[f], q));
+  if (ghost_ == 1) slots.bit(stale_deep_, sc.bit("stale_deep", q));
+  slots.byte(order_, sc.integer("order", 0, 31, q));
+  slots.byte(tree_type_, sc.enumeration("tree_type", {kWl[ASYNC], kWl[SYNC_NOIDLE], kWl[SYNC]}, q));
+  slots.byte(last_pos_, sc.integer("last_pos", 0, 255, q));
+  slots.byte(seek_, sc.integer(history_seek() ? "seek_history" : "seek_samples", 0, 255, q));
   if (!history_seek()) {
-    sc.integer("seek_total_lo", 0, 255, q);
-    sc.integer("seek_total_hi", 0, 255, q);
+    slots.byte(seek_total_lo_, sc.integer("seek_total_lo", 0, 255, q));
+    slots.byte(seek_total_hi_, sc.integer("seek_total_hi", 0, 255, q));
   }
-  sc.integer("ttime_since", 0, 255, q);
-  sc.integer("ttime_samples", 0, 255, q);
-  sc.integer("ttime_total_lo", 0, 255, q);
-  sc.integer("ttime_total_hi", 0, 255, q);
-  sc.integer("sample_elapsed", 0, 255, q);
-  sc.integer("sample_count", 0, 255, q);
-  if (shadow_seek_bytes_ == 1) sc.integer("shadow_seek_history", 0, 255, q);
+  slots.byte(ttime_since_, sc.integer("ttime_since", 0, 255, q));
+  slots.byte(ttime_samples_, sc.integer("ttime_samples", 0, 255, q));
+  slots.byte(ttime_total_lo_, sc.integer("ttime_total_lo", 0, 255, q));
+  slots.byte(ttime_total_hi_, sc.integer("ttime_total_hi", 0, 255, q));
+  slots.byte(sample_elapsed_, sc.integer("sample_elapsed", 0, 255, q));
+  slots.byte(sample_count_, sc.integer("sample_count", 0, 255, q));
+  if (shadow_seek_bytes_ == 1) slots.byte(shadow_seek_, sc.integer("shadow_seek_history", 0, 255, q));
   if (shadow_seek_bytes_ == 3) {
-    sc.integer("shadow_seek_samples", 0, 255, q);
-    sc.integer("shadow_seek_total_lo", 0, 255, q);
-    sc.integer("shadow_seek_total_hi", 0, 255, q);
-  }
-}
-
-void CfqScheduler::resolve(const Schema& sc) {
-  auto byte = [&](const char* n) { return sc.byte_var(sc.find(n)); };
-  auto bit = [&](const char* n) { return sc.bit_var(sc.find(n)); };
-  active_ = byte("active");
-  slice_new_ = bit("slice_new");
-  wait_busy_ = bit("wait_busy");
-  slice_left_ = byte("slice_left");
-  slice_elapsed_ = byte("slice_elapsed");
-  slice_dispatch_ = byte("slice_dispatch");
-  idle_timer_ = byte("idle_timer");
-  serving_type_ = byte("serving_type");
-  serving_prio_ = byte("serving_prio");
-  workload_left_ = byte("workload_left");
-  hw_tag_ = byte("hw_tag");
-  hw_tag_samples_v_ = byte("hw_tag_samples");
-  est_depth_ = byte("est_depth");
-  fast_samples_ = byte("fast_samples");
-  if (ghost_ != 0) ghost_v_ = byte("ghost");
-  last_position_ = byte("last_position");
-  if (shadow_ >= 0) differed_ = byte("shadow_differed");
-  for (int f = 0; f < 8; ++f) qflag_[f] = bit(kQFlagNames[f]);
-  if (ghost_ == 1) stale_deep_ = bit("stale_deep");
-  order_ = byte("order");
-  tree_type_ = byte("tree_type");
-  last_pos_ = byte("last_pos");
-  seek_ = byte(history_seek() ? "seek_history" : "seek_samples");
-  if (!history_seek()) {
-    seek_total_lo_ = byte("seek_total_lo");
-    seek_total_hi_ = byte("seek_total_hi");
-  }
-  ttime_since_ = byte("ttime_since");
-  ttime_samples_ = byte("ttime_samples");
-  ttime_total_lo_ = byte("ttime_total_lo");
-  ttime_total_hi_ = byte("ttime_total_hi");
-  sample_elapsed_ = byte("sample_elapsed");
-  sample_count_ = byte("sample_count");
-  if (shadow_seek_bytes_ == 1) shadow_seek_ = byte("shadow_seek_history");
-  if (shadow_seek_bytes_ == 3) {
-    shadow_seek_ = byte("shadow_seek_samples");
-    shadow_seek_total_lo_ = byte("shadow_seek_total_lo");
-    shadow_seek_total_hi_ = byte("shadow_seek_total_hi");
+    slots.byte(shadow_seek_, sc.integer("shadow_seek_samples", 0, 255, q));
+    slots.byte(shadow_seek_total_lo_, sc.integer("shadow_seek_total_lo", 0, 255, q));
+    slots.byte(shadow_seek_total_hi_, sc.integer("shadow_seek_total_hi", 0, 255, q));
   }
 }
 

@@ -75,8 +75,7 @@ class CfqScheduler {
   // time and fast-device sample. With shadow=V the ghosts of same-decisions:
   // the first decision that differed and, when V keeps seekiness the other
   // way (2.6.33's EWMA vs the rework's history), V's seek state per queue.
-  void declare(Schema& sc) const;
-  void resolve(const Schema& sc);
+  void declare(Schema& sc, SchemaSlots& slots);
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     cfq_insert_request(s, rq, at_head, requeue, why);

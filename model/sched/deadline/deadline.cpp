@@ -115,33 +115,21 @@ DeadlineScheduler::DeadlineScheduler(int variant, const Params& p, const RqTable
   age_cap_ = std::max({read_expire_, write_expire_, prio_aging_expire_, 1});
 }
 
-void DeadlineScheduler::declare(Schema& sc) const {
-  sc.enumeration("last_dir", {kDir[READ], kDir[WRITE]});
-  sc.integer("batching", 0, 255);
-  sc.integer("starved", 0, 255);
+void DeadlineScheduler::declare(Schema& sc, SchemaSlots& slots) {
+  slots.byte(last_dir_, sc.enumeration("last_dir", {kDir[READ], kDir[WRITE]}));
+  slots.byte(batching_, sc.integer("batching", 0, 255));
+  slots.byte(starved_, sc.integer("starved", 0, 255));
   const int prio = sc.block("dd_prio", 3);  // RT, BE, IDLE
-  sc.integer("dd_queued", -128, 127, prio);
+  slots.byte(queued_, sc.integer("dd_queued", -128, 127, prio));
   if (uses_next_rq()) {
-    sc.integer("next_rq_read", -1, kMaxRqs - 1, prio);
-    sc.integer("next_rq_write", -1, kMaxRqs - 1, prio);
+    slots.byte(pos_[READ], sc.integer("next_rq_read", -1, kMaxRqs - 1, prio));
+    slots.byte(pos_[WRITE], sc.integer("next_rq_write", -1, kMaxRqs - 1, prio));
   } else {
-    sc.integer("latest_pos_read", 0, 255, prio);
-    sc.integer("latest_pos_write", 0, 255, prio);
+    slots.byte(pos_[READ], sc.integer("latest_pos_read", 0, 255, prio));
+    slots.byte(pos_[WRITE], sc.integer("latest_pos_write", 0, 255, prio));
   }
-  if (shadow_ >= 0) sc.bit("dd_differed");
-}
-
-void DeadlineScheduler::resolve(const Schema& sc) {
-  auto byte = [&](const std::string& n) { return sc.byte_var(sc.find(n)); };
-  last_dir_ = byte("last_dir");
-  batching_ = byte("batching");
-  starved_ = byte("starved");
-  queued_ = byte("dd_queued");
-  const std::string pos = uses_next_rq() ? "next_rq" : "latest_pos";
-  pos_[READ] = byte(pos + "_read");
-  pos_[WRITE] = byte(pos + "_write");
   pos_bias_ = uses_next_rq() ? 1 : 0;
-  if (shadow_ >= 0) differed_ = sc.bit_var(sc.find("dd_differed"));
+  if (shadow_ >= 0) slots.bit(differed_, sc.bit("dd_differed"));
 }
 
 // dd_init_sched: kzalloc, then last_dir = DD_WRITE.

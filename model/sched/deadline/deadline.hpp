@@ -73,8 +73,7 @@ class DeadlineScheduler {
   // "dd_prio": RT, BE, IDLE) dd_queued and latest_pos[dir] or next_rq[dir];
   // with shadow=V a ghost bit: a dispatch choice differed from V's
   // (same-choice).
-  void declare(Schema& sc) const;
-  void resolve(const Schema& sc);
+  void declare(Schema& sc, SchemaSlots& slots);
   void init(SchedState& s) const;
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const {
     dd_insert_request(s, rq, at_head, requeue, why);

@@ -361,21 +361,17 @@ std::vector<bool> KernelSched<Code>::learn_fixed() const {
 }
 
 template <class Code>
-void KernelSched<Code>::declare(Schema& sc) const {
-  // Sized once the first region is laid out (resolve runs after the
-  // constructor, declare before: the constructor has the codec).
-  sc.integer("kmem", 0, 255, sc.block("kernel", int(codec_->bytes())));
-  sc.bit("k_has_work");
-  sc.integer("k_books", -128, 127, sc.block("k_prio", 3));
-  sc.integer("k_status", 0, 255);
+void KernelSched<Code>::declare(Schema& sc, SchemaSlots& slots) {
+  // Sized once the first region is laid out (declare runs after the
+  // constructor: the constructor has the codec).
+  slots.byte(kmem_, sc.integer("kmem", 0, 255, sc.block("kernel", int(codec_->bytes()))));
+  slots.bit(has_work_, sc.bit("k_has_work"));
+  slots.byte(books_, sc.integer("k_books", -128, 127, sc.block("k_prio", 3)));
+  slots.byte(status_, sc.integer("k_status", 0, 255));
 }
 
 template <class Code>
-void KernelSched<Code>::resolve(const Schema& sc) {
-  kmem_ = sc.byte_var(sc.find("kmem"));
-  books_ = sc.byte_var(sc.find("k_books"));
-  status_ = sc.byte_var(sc.find("k_status"));
-  has_work_ = sc.bit_var(sc.find("k_has_work"));
+void KernelSched<Code>::resolve(const Schema&) {
   if (kmem_.stride != 1) throw std::logic_error("kernel: the region's bytes are not contiguous in the state");
 }
 

@@ -121,8 +121,8 @@ class KernelSched {
   KernelSched(int variant, const Params& p, const RqTable& t);
   ~KernelSched();
 
-  void declare(Schema& sc) const;
-  void resolve(const Schema& sc);
+  void declare(Schema& sc, SchemaSlots& slots);
+  void resolve(const Schema& sc);  // after the layout: the region's bytes contiguous
   void init(State& s) const;
   void insert(State& s, int rq, bool at_head, bool requeue, Why* why) const;
   int dispatch(State& s, Why* why) const;

@@ -18,8 +18,7 @@ class NoneScheduler {
   static const char* summary();
 
   NoneScheduler(int variant, const Params&, const RqTable& t);
-  void declare(Schema&) const {}  // no variables of its own
-  void resolve(const Schema&) {}
+  void declare(Schema&, SchemaSlots&) {}  // no variables of its own
   void init(SchedState&) const {}
   void insert(SchedState& s, int rq, bool at_head, bool requeue, Why* why) const;
   int dispatch(SchedState& s, Why* why) const;
