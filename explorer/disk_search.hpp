@@ -119,6 +119,12 @@ StopReason Search<M>::disk_levels(Obs& obs) {
   auto memory_full = [&] {
     return edges && lim.memory_bytes && st.memory_bytes() + obs.memory_bytes() + 3 * budget > lim.memory_bytes;
   };
+  // The clock, Ctrl-C, and what stays in memory.
+  auto limit = [&](std::uint32_t depth) -> std::optional<StopReason> {
+    if (auto r = check_clock_and_memory(int(depth))) return r;
+    if (memory_full()) return StopReason::Memory;
+    return std::nullopt;
+  };
 
   {
     State start = start_state_;
@@ -219,16 +225,11 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     const std::uint8_t* edge = nullptr;
     auto replay = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
       for (std::size_t p = p0; p < p1 && !stop; ++p) {
-        if (((p - p0) & 0xffff) == 0xffff) {
-          if (auto why = check_clock_and_memory(int(depth))) {
+        if (((p - p0) & 0xffff) == 0xffff)
+          if (auto why = limit(depth)) {
             stop = why;
             break;
           }
-          if (memory_full()) {
-            stop = StopReason::Memory;
-            break;
-          }
-        }
         // p's edges, sent to the observer (when whole) or passed over.
         auto edges_of = [&](bool send) {
           for (; edge && origin::parent(ds::get64(edge)) == p; edge = by_edge->next())
@@ -327,12 +328,8 @@ StopReason Search<M>::disk_levels(Obs& obs) {
           if (!rec) throw DiskError("a level file is shorter than its level");
           std::memcpy(R.keys.data() + (p - r0) * len, rec, len);
         }
-        if (auto r = check_clock_and_memory(int(depth))) {
+        if (auto r = limit(depth)) {
           stop = r;
-          break;
-        }
-        if (memory_full()) {
-          stop = StopReason::Memory;
           break;
         }
         peak = std::max(peak, st.scratch().used_bytes());

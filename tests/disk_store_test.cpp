@@ -212,27 +212,15 @@ TEST_CASE("bitstate: a small array omits states and says how likely that was") {
 
 TEST_CASE("disk store: progress and starvation give the plain store's verdicts, counts and traces") {
   check_every_model(6, [](const ModelHandle& mh) {
-    const ModelInfo& inf = mh.info();
-    const std::vector<std::string> props = random_graph_props(inf);
-    if (props.empty()) return;  // nothing here needs an edge log
-    const std::string variant = random_variant(inf);
-    const Params p = small_params(inf);
-    SearchOptions opt = random_limits();
-    opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
-    opt.reduce.por = false;
-    CheckOutcome plain;
-    try {
-      plain = mh.check(variant, p, props, opt);
-    } catch (const UsageError&) {
-      RC_DISCARD("parameters the model refuses");
-    }
-    opt.threads = *rc::gen::inRange(1u, 4u);
-    opt.store = StoreKind::Disk;
-    opt.sort_buffer_bytes = *rc::gen::element<std::size_t>(0, 512, 4096, 65536);
-    const CheckOutcome disk = mh.check(variant, p, props, opt);
-    RC_LOG() << "threads " << opt.threads << " sort buffer " << opt.sort_buffer_bytes << " max states "
-             << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
-    RC_ASSERT(search_difference(plain, disk) == "");
+    auto c = random_graph_case(mh, false);
+    if (!c) return;  // nothing here needs an edge log
+    c->opt.threads = *rc::gen::inRange(1u, 4u);
+    c->opt.store = StoreKind::Disk;
+    c->opt.sort_buffer_bytes = *rc::gen::element<std::size_t>(0, 512, 4096, 65536);
+    const CheckOutcome disk = mh.check(c->variant, c->params, c->props, c->opt);
+    RC_LOG() << "threads " << c->opt.threads << " sort buffer " << c->opt.sort_buffer_bytes << " max states "
+             << c->opt.limits.max_states << " max depth " << c->opt.limits.max_depth << '\n';
+    RC_ASSERT(search_difference(c->plain, disk) == "");
   });
 }
 

@@ -77,26 +77,15 @@ TEST_CASE("distributed: every model gives the one-process results on 1 to 4 rank
 
 TEST_CASE("distributed: progress and starvation give the one-process verdicts and traces on 1 to 4 ranks") {
   check_every_model(6, [](const ModelHandle& mh) {
-    const ModelInfo& inf = mh.info();
-    const std::vector<std::string> props = random_graph_props(inf);
-    if (props.empty()) return;  // nothing here needs an edge log
-    const std::string variant = random_variant(inf);
-    const Params p = small_params(inf);
-    SearchOptions opt = random_limits();
-    if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
-    CheckOutcome one;
-    try {
-      one = mh.check(variant, p, props, opt);
-    } catch (const UsageError&) {
-      RC_DISCARD("parameters the model refuses");
-    }
+    auto c = random_graph_case(mh, true);
+    if (!c) return;  // nothing here needs an edge log
     const int n = *rc::gen::inRange(1, 5);
-    opt.threads = *rc::gen::inRange(1u, 3u);
-    opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
-    const CheckOutcome many = check_on_ranks(mh, n, variant, p, props, opt);
-    RC_LOG() << "ranks " << n << " threads " << opt.threads << " batch " << opt.level_batch
-             << " max states " << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
-    RC_ASSERT(search_difference(one, many) == "");
+    c->opt.threads = *rc::gen::inRange(1u, 3u);
+    c->opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
+    const CheckOutcome many = check_on_ranks(mh, n, c->variant, c->params, c->props, c->opt);
+    RC_LOG() << "ranks " << n << " threads " << c->opt.threads << " batch " << c->opt.level_batch
+             << " max states " << c->opt.limits.max_states << " max depth " << c->opt.limits.max_depth << '\n';
+    RC_ASSERT(search_difference(c->plain, many) == "");
   });
 }
 

@@ -7,6 +7,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,34 @@ inline SearchOptions random_limits() {
   opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 300, 20000, 100000);
   if (*rc::gen::arbitrary<bool>()) opt.limits.max_depth = *rc::gen::inRange(1u, 30u);
   return opt;
+}
+
+// A random check of a model's progress and starvation properties (with
+// some others), small parameters and random limits, and its outcome in one
+// process with the plain store: what another search must match. Nothing
+// when the model has no such property.
+struct GraphCase {
+  std::string variant;
+  Params params;
+  std::vector<std::string> props;
+  SearchOptions opt;
+  CheckOutcome plain;
+};
+inline std::optional<GraphCase> random_graph_case(const ModelHandle& mh, bool por) {
+  GraphCase c;
+  c.props = random_graph_props(mh.info());
+  if (c.props.empty()) return std::nullopt;
+  c.variant = random_variant(mh.info());
+  c.params = small_params(mh.info());
+  c.opt = random_limits();
+  c.opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
+  c.opt.reduce.por = c.opt.reduce.por && por;
+  try {
+    c.plain = mh.check(c.variant, c.params, c.props, c.opt);
+  } catch (const UsageError&) {
+    RC_DISCARD("parameters the model refuses");
+  }
+  return c;
 }
 
 // Runs `cases` RapidCheck cases of fn(model) on every model.
