@@ -28,7 +28,7 @@ const std::vector<StoreSpec>& store_specs() {
        [](const StoreParams& p) -> std::unique_ptr<VisitedStore> {
          return std::make_unique<DiskStore>(p.state_bytes, p.disk_dir, 0);
        }},
-      {StoreKind::Bitstate, "bitstate", "3 bits a state, lossy; levels on disk", true, true,
+      {StoreKind::Bitstate, "bitstate", "3 bits a state, lossy; levels on disk; no progress or starvation", true, true,
        [](const StoreParams& p) -> std::unique_ptr<VisitedStore> {
          return std::make_unique<DiskStore>(p.state_bytes, p.disk_dir, p.bitstate_log2);
        }},
