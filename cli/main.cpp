@@ -232,30 +232,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
                      "write a violation's path as a trace file (-PROP is added when several)");
   provec->add_flag("--json", as_json, "print the outcome as JSON");
 
-  SimOptions sim_opt;
-  bool sim_first = false;
-  auto* sim = app.add_subcommand(
-      "simulate",
-      "run one schedule (seeded random, or the first enabled step) and print per-process "
-      "throughput, latency percentiles and the dispatch order");
-  sim->add_option("model", model, "model name")->required();
-  sim->add_option("--variant,-v", variant, "variant (or the kernel's code: --kernel / --source)");
-  add_kernel_options(sim, kargs, "the code to run");
-  sim->add_option("--param,-p", params, kParamHelp);
-  sim->add_option("--workload", workload_opt, kWorkloadHelp);
-  sim->add_option("--report", report_out,
-                  "also draw the run in an HTML page here: latency CDF and service over time per process, seek distance");
-  auto* seed_opt = sim->add_option("--seed", sim_opt.seed, "seed of the random schedule (default 1)")
-                       ->check(kUnsigned64);
-  sim->add_flag("--first", sim_first, "always take the first enabled step (no randomness)")
-      ->excludes(seed_opt);
-  sim->add_option("--steps", sim_opt.max_steps, "stop after this many steps (default 1000000)")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
-  sim->add_option("--ticks", sim_opt.max_ticks, "stop after this many ticks (clock=1)")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000000000000ULL)));
-  sim->add_option("--time", sim_opt.seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
-  sim->add_flag("--json", as_json, "print the figures as JSON");
-  sim->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+  SimulateArgs sim_args;
+  CLI::App* sim = add_simulate_command(app, sim_args);
 
   std::vector<std::string> suite_paths;
   double suite_seconds = 600;
@@ -465,21 +443,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
     }
     if (diffc->parsed()) return run_diff(model, diff_from, diff_to, diff_function, as_json, diff_reach);
     if (sim->parsed()) {
-      const ModelHandle* chosen = &find_model(model);
-      if (kargs.given()) {
-        if (!variant.empty()) throw UsageError("simulate: --variant or the kernel's code (--kernel / --source), not both");
-        const KernelChoice kc = choose_kernel(model, kargs);
-        chosen = kc.model;
-        variant = kc.variant;
-      }
-      if (variant.empty()) throw UsageError("simulate: --variant (or --kernel / --source) is required");
-      const ModelHandle& mh = *chosen;
-      sim_opt.random = !sim_first;
-      sim_opt.progress = !quiet;
-      if (sim_opt.max_steps == 0) sim_opt.max_steps = 1000000;
-      require_parent_dir("--report", report_out);
-      return run_simulation(mh, variant, resolve_params(mh.info(), params), sim_opt, as_json, report_out,
-                            command_line(argc, argv));
+      sim_args.command = command_line(argc, argv);
+      return run_simulate(sim_args);
     }
     if (dev_run->parsed()) return run_device_run(dev);
     if (dev_check->parsed()) return run_device_check(check_repeat, dev.json, dev.quiet, check_only, check_model, check_kernel);
