@@ -47,7 +47,6 @@ class DiskStore final : public VisitedStore {
   // origin + 1 (0 for the start), which grows with its id, so tag_id()
   // finds the id of a state met again in a run.
   void keep_tags() { tagged_ = true; }
-  bool tagged() const { return tagged_; }
   std::size_t run_record_bytes() const { return 8 + len_ + (tagged_ ? 8 : 0); }
   // The tags of a level's new states, in id order, after the last level's.
   void add_tags(const std::vector<std::uint64_t>& sorted);

@@ -34,8 +34,9 @@
 // its findings are broadcast and every rank helps rebuild their traces.
 //
 // Not distributed: the compact stores, and the re-search for shortest
-// traces under partial-order reduction (rank 0 runs it alone). --memory applies to each rank's store
-// and is checked between batches; --time and interrupts too.
+// traces under partial-order reduction (rank 0 runs it alone). --memory
+// applies to each rank's store (and rank 0's edge log) and is checked
+// between batches; --time and interrupts too.
 #pragma once
 
 #include <algorithm>
@@ -162,6 +163,7 @@ class DistributedSearch {
     const std::uint8_t* key;
     std::uint64_t hash, origin;
     std::uint32_t id;
+    std::uint32_t made;  // its place before the reps are sorted (rep_of's)
   };
 
   int owner(std::uint64_t hash) const { return int(std::uint32_t(hash) % std::uint32_t(c_.size())); }
@@ -533,7 +535,7 @@ StopReason DistributedSearch<M>::levels() {
     if (owner(h) == c_.rank()) {
       store_.insert(s.b.data(), h, kNone, 0);
       gid_.push_back(0);
-      reps.push_back({store_.get(0), h, 0, 0});
+      reps.push_back({store_.get(0), h, 0, 0, 0});
     }
     std::vector<std::uint64_t> first(slots_.size(), kNever);
     first_violations(reps, first);
@@ -714,7 +716,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       for (std::size_t t = (qq.hash >> 32) & (slots - 1);; t = (t + 1) & (slots - 1)) {
         if (table[t] == kNone) {
           table[t] = std::uint32_t(reps.size());
-          reps.push_back({qq.key, qq.hash, origin, kNone});
+          reps.push_back({qq.key, qq.hash, origin, kNone, std::uint32_t(reps.size())});
         }
         Rep& r = reps[table[t]];
         if (r.hash == qq.hash && std::memcmp(r.key, qq.key, len_) == 0) {
@@ -724,19 +726,10 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         }
       }
     }
-    if (!edges) {
-      std::sort(reps.begin(), reps.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
-    } else {
-      std::vector<std::uint32_t> order(reps.size()), at(reps.size());
-      for (std::uint32_t j = 0; j < order.size(); ++j) order[j] = j;
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t x) { return reps[a].origin < reps[x].origin; });
-      std::vector<Rep> sorted;
-      sorted.reserve(reps.size());
-      for (std::uint32_t j = 0; j < order.size(); ++j) {
-        sorted.push_back(reps[order[j]]);
-        at[order[j]] = j;
-      }
-      reps = std::move(sorted);
+    std::sort(reps.begin(), reps.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
+    if (edges) {
+      std::vector<std::uint32_t> at(reps.size());
+      for (std::uint32_t j = 0; j < reps.size(); ++j) at[reps[j].made] = j;
       for (std::uint32_t& r : rep_of) r = at[r];
     }
   }

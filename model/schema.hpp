@@ -20,6 +20,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -258,32 +261,29 @@ class Schema {
 // is engaged).
 class SchemaSlots {
  public:
-  int byte(ByteVar& v, int id) { return add({id, &v, nullptr, nullptr}); }
-  int byte(std::optional<ByteVar>& v, int id) { return add({id, nullptr, nullptr, &v}); }
-  int bit(BitVar& v, int id) { return add({id, nullptr, &v, nullptr}); }
-  int field(FieldVar& v, int id) { return add({id, nullptr, nullptr, nullptr, &v}); }
+  int byte(ByteVar& v, int id) { return add(id, &v); }
+  int byte(std::optional<ByteVar>& v, int id) { return add(id, &v); }
+  int bit(BitVar& v, int id) { return add(id, &v); }
+  int field(FieldVar& v, int id) { return add(id, &v); }
   void bind(const Schema& sc) const {
-    for (const Slot& s : slots_) {
-      if (s.byte) *s.byte = sc.byte_var(s.id);
-      if (s.bit) *s.bit = sc.bit_var(s.id);
-      if (s.opt) *s.opt = sc.byte_var(s.id);
-      if (s.field) *s.field = sc.field_var(s.id);
-    }
+    for (const auto& [id, target] : slots_)
+      std::visit(
+          [&, id = id](auto* v) {
+            using V = std::remove_pointer_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, BitVar>) *v = sc.bit_var(id);
+            else if constexpr (std::is_same_v<V, FieldVar>) *v = sc.field_var(id);
+            else *v = sc.byte_var(id);  // a ByteVar, or an optional one engaged
+          },
+          target);
   }
 
  private:
-  struct Slot {
-    int id;
-    ByteVar* byte;
-    BitVar* bit;
-    std::optional<ByteVar>* opt;
-    FieldVar* field = nullptr;
-  };
-  int add(const Slot& s) {
-    slots_.push_back(s);
-    return s.id;
+  using Target = std::variant<ByteVar*, std::optional<ByteVar>*, BitVar*, FieldVar*>;
+  int add(int id, Target t) {
+    slots_.emplace_back(id, t);
+    return id;
   }
-  std::vector<Slot> slots_;
+  std::vector<std::pair<int, Target>> slots_;
 };
 
 }  // namespace blkmc

@@ -1,8 +1,9 @@
 // The disk and bitstate stores (explorer/disk_store.hpp, explorer/
 // disk_search.hpp): their files and sorts on their own, then every model
 // searched into them with the plain store's states, transitions, verdicts,
-// maxima and traces (progress and starvation too, on the disk store) (partial-order reduction off on both sides: the disk
-// stores do not use it), with tiny sort buffers so that sorts spill.
+// maxima and traces, with tiny sort buffers so that sorts spill (partial-
+// order reduction off on both sides: the disk stores do not use it); the
+// disk store also with progress and starvation.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 

@@ -2,8 +2,9 @@
 // of a LocalCluster (threads standing in for MPI processes): the same
 // states, transitions, reduction outcomes, verdicts, maxima and traces as
 // the one-process search, for every model, with and without reductions,
-// limits, depth bounds and batch sizes, progress and starvation included. tests/mpi_test.sh runs the same
-// comparison under mpirun where Open MPI is installed.
+// limits, depth bounds and batch sizes, progress and starvation included.
+// tests/mpi_test.sh runs the same comparison under mpirun where Open MPI is
+// installed.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
