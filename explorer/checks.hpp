@@ -17,6 +17,7 @@
 #include <concepts>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -118,13 +119,22 @@ class Maximize {
     std::uint32_t best_id = StateStore::kNone;
   };
   std::vector<Max> slots;
+  // The measure of s (never negative: a model's bug otherwise).
+  static int measure(const M& m, const Max& sl, const State& s) {
+    if constexpr (HasMeasure<M>) {
+      const int v = m.measure(sl.prop, s);
+      if (v < 0)
+        throw std::logic_error(fmt::format("model {}: measure({}) is negative ({})", m.info().name,
+                                           m.info().props[std::size_t(sl.prop)].name, v));
+      return v;
+    } else {
+      return 0;
+    }
+  }
   void on_new(const M& m, std::uint32_t id, const State& s, std::size_t& violated) {
     if constexpr (HasMeasure<M>) {
       for (Max& sl : slots) {
-        const int v = m.measure(sl.prop, s);
-        if (v < 0)
-          throw std::logic_error(fmt::format("model {}: measure({}) is negative ({})",
-                                             m.info().name, m.info().props[sl.prop].name, v));
+        const int v = measure(m, sl, s);
         if (v > sl.best) {
           sl.best = v;
           sl.best_id = id;
@@ -327,13 +337,93 @@ class PropertyChecks {
   SearchResult<State> result(StopReason stop, const Search<M>& search) const {
     SearchResult<State> r;
     r.stop = stop;
-    r.props.resize(props_.size());
+    r.props.resize(selected());
+    local_results(stop, [&](std::uint32_t id) { return search.path_to(id); }, r);
+    graph_result(stop, search, r);
+    r.stats = search.stats(memory_bytes());
+    return r;
+  }
+
+  // --- The same checks for a search that meets states away from this
+  // observer, out of id order (each rank of a distributed search holds its
+  // own): the state-local slots (invariants, deadlocks, then maxima,
+  // numbered from 0) report hits, the smallest (id << 32 | value) of a
+  // state that violates each, which the search reduces over its parts and
+  // settles where a one-process search would have seen them. ---
+  static constexpr std::uint64_t kNoHit = ~std::uint64_t(0);
+  std::size_t selected() const { return props_.size(); }
+  std::size_t local_slots() const {
+    return invariant_.slots.size() + deadlock_.slots.size() + maximize_.slots.size();
+  }
+  bool open(std::size_t i) const { return local(i).violating == StateStore::kNone; }
+  // A deadlock is seen when its own state is expanded; the others when the
+  // state is first reached (its parent expanded).
+  bool hit_at_expansion(std::size_t i) const {
+    return i >= invariant_.slots.size() && i < invariant_.slots.size() + deadlock_.slots.size();
+  }
+  // A new state's hits (invariants, bounded maxima).
+  void hit_new(std::uint32_t id, const State& s, std::vector<std::uint64_t>& hits) const {
+    for (std::size_t j = 0; j < invariant_.slots.size(); ++j) {
+      const checks::Slot& sl = invariant_.slots[j];
+      if (sl.violating == StateStore::kNone && hits[j] == kNoHit && m_.violates(sl.prop, s))
+        hits[j] = std::uint64_t(id) << 32;
+    }
+    const std::size_t base = invariant_.slots.size() + deadlock_.slots.size();
+    for (std::size_t j = 0; j < maximize_.slots.size(); ++j) {
+      const auto& sl = maximize_.slots[j];
+      if (sl.violating != StateStore::kNone || !sl.bound || hits[base + j] != kNoHit) continue;
+      const int v = checks::Maximize<M>::measure(m_, sl, s);
+      if (v > *sl.bound) hits[base + j] = (std::uint64_t(id) << 32) | std::uint32_t(v);
+    }
+  }
+  // An expanded state's hits (deadlocks).
+  void hit_expanded(std::uint32_t id, const State& s, std::size_t successors,
+                    std::vector<std::uint64_t>& hits) const {
+    if (successors != 0 || deadlock_.slots.empty() || m_.finished(s)) return;
+    for (std::size_t j = 0; j < deadlock_.slots.size(); ++j) {
+      std::uint64_t& h = hits[invariant_.slots.size() + j];
+      if (deadlock_.slots[j].violating == StateStore::kNone) h = std::min(h, std::uint64_t(id) << 32);
+    }
+  }
+  // Slot i is violated by the hit a one-process search met first.
+  void settle(std::size_t i, std::uint64_t hit) {
+    checks::Slot& sl = local(i);
+    if (hit == kNoHit || sl.violating != StateStore::kNone) return;
+    sl.violating = std::uint32_t(hit >> 32);
+    const std::size_t base = invariant_.slots.size() + deadlock_.slots.size();
+    if (i >= base) maximize_.slots[i - base].violating_value = int(std::uint32_t(hit));
+    ++violated_;
+  }
+  // Maxima: best[j] of maximize slot j is the smallest
+  // ((0x7fffffff - measure) << 32 | id), the largest measure first reached.
+  std::size_t maxima() const { return maximize_.slots.size(); }
+  void best_new(std::uint32_t id, const State& s, std::vector<std::uint64_t>& best) const {
+    for (std::size_t j = 0; j < maximize_.slots.size(); ++j) {
+      const int v = checks::Maximize<M>::measure(m_, maximize_.slots[j], s);
+      best[j] = std::min(best[j], (std::uint64_t(0x7fffffffu - std::uint32_t(v)) << 32) | id);
+    }
+  }
+  void settle_best(const std::vector<std::uint64_t>& best) {
+    for (std::size_t j = 0; j < maximize_.slots.size(); ++j) {
+      if (best[j] == kNoHit) continue;
+      auto& sl = maximize_.slots[j];
+      const int v = int(0x7fffffffu - std::uint32_t(best[j] >> 32));
+      if (v > sl.best) {
+        sl.best = v;
+        sl.best_id = std::uint32_t(best[j]);
+      }
+    }
+  }
+  // The state-local slots' outcomes into r; path_to(id): the trace to a
+  // stored state.
+  template <class PathTo>
+  void local_results(StopReason stop, PathTo&& path_to, SearchResult<State>& r) const {
     const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
     auto violated_or = [&](const checks::Slot& sl, PropOutcome<State>& o) {
       o.prop = sl.prop;
       if (sl.violating != StateStore::kNone) {
         o.verdict = Verdict::Violated;
-        o.trace = search.path_to(sl.violating);
+        o.trace = path_to(sl.violating);
       } else {
         o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
       }
@@ -342,25 +432,31 @@ class PropertyChecks {
     for (const auto& sl : deadlock_.slots) violated_or(sl, r.props[sl.k]);
     for (const auto& sl : maximize_.slots) {
       PropOutcome<State>& o = r.props[sl.k];
-      o.prop = sl.prop;
+      violated_or(sl, o);
       o.bound = sl.bound;
       if (sl.violating != StateStore::kNone) {
-        o.verdict = Verdict::Violated;
-        o.trace = search.path_to(sl.violating);
         o.value = sl.violating_value;
       } else {
-        o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
         o.value = std::max(sl.best, 0);
         o.value_exact = complete;
-        if (!sl.bound && sl.best_id != StateStore::kNone) o.trace = search.path_to(sl.best_id);
+        if (!sl.bound && sl.best_id != StateStore::kNone) o.trace = path_to(sl.best_id);
       }
     }
-    graph_result(stop, search, r);
-    r.stats = search.stats(memory_bytes());
-    return r;
   }
+  // Progress and starvation, for a search that keeps their edge log itself.
+  checks::Graph<M>& graph() { return graph_; }
+  const checks::Graph<M>& graph() const { return graph_; }
 
  private:
+  const checks::Slot& local(std::size_t i) const {
+    if (i < invariant_.slots.size()) return invariant_.slots[i];
+    i -= invariant_.slots.size();
+    if (i < deadlock_.slots.size()) return deadlock_.slots[i];
+    return maximize_.slots.at(i - deadlock_.slots.size());
+  }
+  checks::Slot& local(std::size_t i) {
+    return const_cast<checks::Slot&>(std::as_const(*this).local(i));
+  }
   void graph_result(StopReason stop, const Search<M>& search, SearchResult<State>& r) const {
     checks::Graph<M>::traces(m_, graph_.find(stop, search.store().size()),
                              [&](const std::vector<std::uint32_t>& walk, std::size_t loop,

@@ -63,6 +63,8 @@ class DistributedSearch {
         opt_(opt),
         c_(*opt.cluster),
         red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
+        checks_(m, opt),
+        graph_(checks_.graph()),
         store_(m.state_bytes()),
         start_state_(m.initial()),
         len_(m.state_bytes()) {
@@ -71,27 +73,6 @@ class DistributedSearch {
       throw UsageError(fmt::format("a distributed search keeps every state on its owner rank; the {} store "
                                    "is for one process",
                                    to_string(opt.store)));
-    PropertyChecks<M> validate(m, opt);  // the same errors for bad selections
-    const auto& pinfo = m.info().props;
-    std::vector<int> props = opt.props;
-    if (props.empty())
-      for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
-    for (std::size_t n = 0; n < props.size(); ++n) {
-      const PropKind kind = pinfo.at(std::size_t(props[n])).kind;
-      if (kind == PropKind::Progress || kind == PropKind::Starvation) {
-        checks::Slot g{n, props[n], kNone};
-        if (kind == PropKind::Progress) graph_.progress.push_back(g);
-        else graph_.starvation.push_back({g, {}});
-        continue;
-      }
-      Slot sl;
-      sl.k = n;
-      sl.prop = props[n];
-      sl.kind = kind;
-      sl.bound = n < opt.bounds.size() ? opt.bounds[n] : std::nullopt;
-      slots_.push_back(sl);
-    }
-    graph_.edges = EdgeLog(!graph_.starvation.empty());
     if (graph_.active() && red_.por())
       throw std::logic_error("distributed search: partial-order reduction with an edge log");
   }
@@ -114,19 +95,9 @@ class DistributedSearch {
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr std::uint32_t kNone = StateStore::kNone;
-  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+  static constexpr std::uint64_t kNever = PropertyChecks<M>::kNoHit;
   static constexpr std::size_t kBatch = 1u << 16;
 
-  struct Slot {
-    std::size_t k = 0;
-    int prop = 0;
-    PropKind kind = PropKind::Invariant;
-    std::optional<int> bound;
-    std::uint32_t violating = kNone;
-    int violating_value = 0;
-    int best = -1;
-    std::uint32_t best_id = kNone;
-  };
   // A successor at its parent's rank: dest, and q, its query's index there.
   struct Succ {
     State next;
@@ -142,7 +113,6 @@ class DistributedSearch {
     std::uint32_t n = 0;                 // successors kept; origin::kTruncated
     std::uint8_t por = 0;
     bool finished = false;
-    bool dead = false;  // no successors, not finished
   };
   // A kept successor that is not stored: its query at its owner, and origin.
   struct Cand {
@@ -212,63 +182,30 @@ class DistributedSearch {
     return std::nullopt;
   }
 
-  // The observation of new states ids [n_, n_ + reps) held here (reps in
-  // id order): per slot, the smallest violating id (<< 32 | measure) for
-  // invariants and bounded maxima.
-  void first_violations(const std::vector<Rep>& reps, std::vector<std::uint64_t>& first) const {
+  // The checks' hits among new states ids [n_, n_ + reps) held here
+  // (reps in id order), each rank's own, before they are reduced.
+  std::vector<std::uint64_t> hits_new(const std::vector<Rep>& reps) const {
+    std::vector<std::uint64_t> hits(checks_.local_slots(), kNever);
     State s{};
     for (const Rep& r : reps) {
       std::memcpy(s.b.data(), r.key, len_);
-      for (std::size_t i = 0; i < slots_.size(); ++i) {
-        const Slot& sl = slots_[i];
-        if (sl.violating != kNone || first[i] != kNever) continue;
-        if (sl.kind == PropKind::Invariant && m_.violates(sl.prop, s)) first[i] = std::uint64_t(r.id) << 32;
-        if constexpr (HasMeasure<M>)
-          if (sl.kind == PropKind::Maximize && sl.bound) {
-            const int v = m_.measure(sl.prop, s);
-            if (v > *sl.bound) first[i] = (std::uint64_t(r.id) << 32) | std::uint32_t(v);
-          }
-      }
+      checks_.hit_new(r.id, s, hits);
     }
+    return hits;
   }
   // The largest measure of each maximize slot among reps below cut, and its
-  // smallest id, folded into the slots on every rank.
+  // smallest id, folded into the checks on every rank.
   void fold_maxima(const std::vector<Rep>& reps, std::uint64_t cut) {
-    if constexpr (HasMeasure<M>) {
-      std::vector<std::uint64_t> best(slots_.size(), kNever);
-      State s{};
-      for (const Rep& r : reps) {
-        if (r.id >= cut) break;
-        std::memcpy(s.b.data(), r.key, len_);
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-          if (slots_[i].kind != PropKind::Maximize) continue;
-          const int v = m_.measure(slots_[i].prop, s);
-          if (v < 0)
-            throw std::logic_error(fmt::format("model {}: measure({}) is negative ({})", m_.info().name,
-                                               m_.info().props[std::size_t(slots_[i].prop)].name, v));
-          best[i] = std::min(best[i], (std::uint64_t(0x7fffffffu - std::uint32_t(v)) << 32) | r.id);
-        }
-      }
-      c_.min(best);
-      for (std::size_t i = 0; i < slots_.size(); ++i) {
-        if (best[i] == kNever) continue;
-        const int v = int(0x7fffffffu - std::uint32_t(best[i] >> 32));
-        if (v > slots_[i].best) {
-          slots_[i].best = v;
-          slots_[i].best_id = std::uint32_t(best[i]);
-        }
-      }
-    } else {
-      (void)reps;
-      (void)cut;
+    if (checks_.maxima() == 0) return;
+    std::vector<std::uint64_t> best(checks_.maxima(), kNever);
+    State s{};
+    for (const Rep& r : reps) {
+      if (r.id >= cut) break;
+      std::memcpy(s.b.data(), r.key, len_);
+      checks_.best_new(r.id, s, best);
     }
-  }
-  // Never with progress or starvation: they are decided after the search.
-  bool all_answered() const {
-    if (graph_.active()) return false;
-    for (const Slot& sl : slots_)
-      if (sl.violating == kNone) return false;
-    return true;
+    c_.min(best);
+    checks_.settle_best(best);
   }
 
   StopReason levels();
@@ -389,25 +326,8 @@ class DistributedSearch {
   SearchResult<State> result(StopReason stop) {
     SearchResult<State> r;
     r.stop = stop;
-    r.props.resize(slots_.size() + graph_.progress.size() + graph_.starvation.size());
-    const bool complete = stop == StopReason::Complete || stop == StopReason::AllViolated;
-    for (const Slot& sl : slots_) {
-      PropOutcome<State>& o = r.props[sl.k];
-      o.prop = sl.prop;
-      if (sl.kind == PropKind::Maximize) o.bound = sl.bound;
-      if (sl.violating != kNone) {
-        o.verdict = Verdict::Violated;
-        o.trace = path_to(sl.violating);
-        if (sl.kind == PropKind::Maximize) o.value = sl.violating_value;
-        continue;
-      }
-      o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
-      if (sl.kind == PropKind::Maximize) {
-        o.value = std::max(sl.best, 0);
-        o.value_exact = complete;
-        if (!sl.bound && sl.best_id != kNone) o.trace = path_to(sl.best_id);
-      }
-    }
+    r.props.resize(checks_.selected());
+    checks_.local_results(stop, [&](std::uint32_t id) { return path_to(id); }, r);
     if (graph_.active()) {
       Bytes found;
       if (c_.rank() == 0) found = encode(graph_.find(stop, n_));
@@ -452,12 +372,12 @@ class DistributedSearch {
   const SearchOptions opt_;
   Cluster& c_;
   Reduction<M> red_;
+  PropertyChecks<M> checks_;  // the selected properties' slots, the same on every rank
+  checks::Graph<M>& graph_;   // checks_'s progress and starvation: the edge log on rank 0
   StateStore store_;               // the states this rank owns, by local index
   std::vector<std::uint32_t> gid_;  // local index -> global id (increasing)
   State start_state_;
   std::size_t len_;
-  std::vector<Slot> slots_;
-  checks::Graph<M> graph_;  // progress and starvation: the edge log on rank 0
   std::uint64_t n_ = 0;  // states stored, all ranks
   std::uint64_t transitions_ = 0;
   std::uint32_t max_depth_ = 0;
@@ -537,18 +457,13 @@ StopReason DistributedSearch<M>::levels() {
       gid_.push_back(0);
       reps.push_back({store_.get(0), h, 0, 0, 0});
     }
-    std::vector<std::uint64_t> first(slots_.size(), kNever);
-    first_violations(reps, first);
-    c_.min(first);
-    for (std::size_t i = 0; i < slots_.size(); ++i)
-      if (first[i] != kNever) {
-        slots_[i].violating = 0;
-        slots_[i].violating_value = int(std::uint32_t(first[i]));
-      }
+    std::vector<std::uint64_t> hits = hits_new(reps);
+    c_.min(hits);
+    for (std::size_t i = 0; i < hits.size(); ++i) checks_.settle(i, hits[i]);
     fold_maxima(reps, 1);
     if (c_.rank() == 0) graph_.on_new(m_, 0, s);
     n_ = 1;
-    if (all_answered()) return StopReason::AllViolated;
+    if (checks_.done()) return StopReason::AllViolated;
   }
   WorkerPool pool(std::max(1u, opt_.threads));
   std::vector<Reduction<M>> reds(pool.size(), red_);
@@ -609,7 +524,6 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       p.count = std::uint32_t(ch.succs.size()) - p.first;
       p.n = p.count;
       p.finished = m_.finished(cur);
-      p.dead = p.count == 0 && !p.finished;
       ch.parents.push_back(p);
     }
   });
@@ -771,13 +685,16 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
 
   // 5 observe: the first violations here, over all ranks; rank 0 finds the
   // cut and which of them a one-process search would have seen.
-  std::vector<std::uint64_t> first(slots_.size(), kNever);
-  first_violations(reps, first);
-  for (std::size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].kind == PropKind::Deadlock && slots_[i].violating == kNone)
-      for (const Chunk& ch : chunks)
-        for (const Parent& p : ch.parents)
-          if (p.dead) first[i] = std::min(first[i], std::uint64_t(p.gid) << 32);
+  std::vector<std::uint64_t> first = hits_new(reps);
+  {
+    State cur{};
+    for (const Chunk& ch : chunks)
+      for (const Parent& p : ch.parents)
+        if (p.count == 0) {
+          store_.load(p.local, cur.b.data());
+          checks_.hit_expanded(p.gid, cur, 0, first);
+        }
+  }
   c_.min(first);
   Bytes decision;
   if (c_.rank() == 0) {
@@ -785,14 +702,14 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
     const std::uint64_t cap = std::min<std::uint64_t>(max_states_, n_ + fresh);
     auto parent_of = [&](std::uint64_t id) { return origin::parent(origins[id - n_]); };
     const std::uint64_t t_cap = cap < n_ + fresh ? parent_of(cap) : kNever;
-    std::vector<std::uint64_t> when(slots_.size(), kNever);  // the parent at which each is seen
+    std::vector<std::uint64_t> when(first.size(), kNever);  // the parent at which each is seen
     bool all = true;
     std::uint64_t t_done = 0;
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      if (slots_[i].violating != kNone) continue;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      if (!checks_.open(i)) continue;
       const std::uint64_t id = first[i] >> 32;
       if (first[i] != kNever) {
-        if (slots_[i].kind == PropKind::Deadlock) {
+        if (checks_.hit_at_expansion(i)) {
           if (id <= t_cap) when[i] = id;
         } else if (id < cap) {
           when[i] = parent_of(id);
@@ -818,18 +735,13 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
     append(decision, code);
     append(decision, at);
     append(decision, cut);
-    for (std::size_t i = 0; i < slots_.size(); ++i) append(decision, when[i] != kNever && when[i] <= at ? first[i] : kNever);
+    for (std::size_t i = 0; i < first.size(); ++i) append(decision, when[i] != kNever && when[i] <= at ? first[i] : kNever);
   }
   c_.broadcast(decision, 0);
   const auto code = read<std::uint64_t>(decision.data());
   const auto at = read<std::uint64_t>(decision.data() + 8);
   const auto cut = read<std::uint64_t>(decision.data() + 16);
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    const auto f = read<std::uint64_t>(decision.data() + 24 + 8 * i);
-    if (f == kNever) continue;
-    slots_[i].violating = std::uint32_t(f >> 32);
-    slots_[i].violating_value = int(std::uint32_t(f));
-  }
+  for (std::size_t i = 0; i < first.size(); ++i) checks_.settle(i, read<std::uint64_t>(decision.data() + 24 + 8 * i));
   // What the parents up to the cut add: transitions, reduction outcomes,
   // parents cut at the depth bound.
   std::vector<std::uint64_t> sums(4, 0);
