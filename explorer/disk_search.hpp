@@ -216,54 +216,34 @@ StopReason Search<M>::disk_levels(Obs& obs) {
     if (by_state) by_state->reset(fmt::format("cand{}", depth), at_bound || edges ? 8 + len + 8 : 8 + len);
     if (by_edge) by_edge->reset(fmt::format("edge{}", depth), 8);
 
-    // Replays parents [p0, p1) to the observer; next_new() gives the new
-    // states in origin order as (origin, key) records, or nullptr. (In a
-    // candidate the origin is big-endian and last, so that memcmp orders
-    // it; here it is the sort's leading word.) With edges, edge is the
-    // next of by_edge's (origin, tag, actor) records.
+    // Replays parents [p0, p1) to the observer (Search::replay); next_new()
+    // gives the new states in origin order as (origin, key) records, or
+    // nullptr, and each is appended to the level as the observer takes it.
+    // (In a candidate the origin is big-endian and last, so that memcmp
+    // orders it; here it is the sort's leading word.) With edges, edge is
+    // the next of by_edge's (origin, tag, actor) records, sent after p's
+    // new states (those of a parent left at the bound are passed over).
     const std::uint8_t* head = nullptr;
     const std::uint8_t* edge = nullptr;
-    auto replay = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
-      for (std::size_t p = p0; p < p1 && !stop; ++p) {
-        if (((p - p0) & 0xffff) == 0xffff)
-          if (auto why = limit(depth)) {
-            stop = why;
-            break;
-          }
-        // p's edges, sent to the observer (when whole) or passed over.
-        auto edges_of = [&](bool send) {
-          for (; edge && origin::parent(ds::get64(edge)) == p; edge = by_edge->next())
-            if (send) obs.on_edge(st.tag_id(ds::get64(edge + 8)), edge[16]);
-        };
-        const std::uint32_t n = nsucc[p - lo];
-        if (n == origin::kTruncated) {
-          truncated = true;
-          if (edges) edges_of(false);
-          continue;
-        }
-        transitions_ += n;
-        State cur{};
-        if (edges || n == 0) parent_state(p, cur);
-        if (edges) obs.on_expand(std::uint32_t(p), cur);
-        bool whole = true;
-        while (head && origin::parent(ds::get64(head)) == p) {
-          if (st.size() >= max_states_) {
-            whole = false;
-            stop = StopReason::MaxStates;
-            break;
-          }
-          State s{};
-          std::memcpy(s.b.data(), head + 8, len);
-          const auto id = std::uint32_t(st.size());
-          st.append(s.b.data(), std::uint32_t(p));
-          max_depth_ = std::max(max_depth_, depth + 1);
-          obs.on_new(id, s);
-          head = next_new();
-        }
-        if (edges) edges_of(whole);
-        obs.on_expanded(std::uint32_t(p), cur, n, whole);
-        if (obs.done()) stop = StopReason::AllViolated;
-      }
+    auto replay_range = [&](std::size_t p0, std::size_t p1, auto&& next_new, auto&& parent_state) {
+      ReplayRange range{p0, p1, depth, std::size_t(max_states_), false, st.size(), false};
+      const auto why = replay(
+          obs,
+          ReplaySource{[&](std::size_t p) { return std::pair{nsucc[p - lo], std::uint8_t(0)}; }, parent_state,
+                       [&](std::size_t p, auto&& f) {
+                         State s{};
+                         for (; head && origin::parent(ds::get64(head)) == p; head = next_new()) {
+                           std::memcpy(s.b.data(), head + 8, len);
+                           if (!f(&s, 0, -1)) return;
+                           st.append(s.b.data(), std::uint32_t(p));
+                         }
+                         for (; edge && origin::parent(ds::get64(edge)) <= p; edge = by_edge->next())
+                           if (origin::parent(ds::get64(edge)) == p) f(nullptr, st.tag_id(ds::get64(edge + 8)), edge[16]);
+                       },
+                       [&] { return limit(depth); }},
+          range);
+      truncated = truncated || range.truncated;
+      if (why) stop = why;
     };
 
     if (!at_bound) st.begin_level();
@@ -312,7 +292,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
             return at < fresh.size() ? fresh.data() + at : nullptr;
           };
           head = fresh.empty() ? nullptr : fresh.data();
-          replay(R.r0, R.r1, next_new, [&](std::size_t p, State& s) {
+          replay_range(R.r0, R.r1, next_new, [&](std::size_t p, State& s) {
             std::memcpy(s.b.data(), R.keys.data() + (p - R.r0) * len, len);
           });
         }
@@ -425,12 +405,12 @@ StopReason Search<M>::disk_levels(Obs& obs) {
         peak = std::max(peak, st.scratch().used_bytes());
         if (!stop && !at_bound) {
           head = by_origin->next();
-          replay(lo, hi, [&] { return by_origin->next(); },
-                 [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
+          replay_range(lo, hi, [&] { return by_origin->next(); },
+                       [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
         } else if (!stop) {
           head = nullptr;
-          replay(lo, hi, [] { return static_cast<const std::uint8_t*>(nullptr); },
-                 [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
+          replay_range(lo, hi, [] { return static_cast<const std::uint8_t*>(nullptr); },
+                       [&](std::size_t p, State& s) { st.load(std::uint32_t(p), s.b.data()); });
         }
       }
     } catch (const DiskError& e) {

@@ -17,9 +17,9 @@
 //              state's representative; representatives get ids in origin
 //              order, which is the order a one-thread BFS stores them in;
 //   4 observe  one thread replays the batch to the observer in that order
-//              (on_expand, on_new, on_edge, on_expanded) and stops where a
-//              one-thread search would stop: every property answered, or
-//              --max-states / --memory reached;
+//              and stops where a one-thread search would stop (Search::
+//              replay, explorer/level_replay.hpp, shared with the disk
+//              search);
 //   5 store    workers put the representatives below that point into the
 //              store at their ids.
 // Ids, parents and what the observer sees are therefore independent of the
@@ -92,7 +92,6 @@ StopReason Search<M>::levels(Obs& obs) {
                                              : std::max<std::size_t>(1024, ls::kBatch * 256 / std::max<std::size_t>(256, sizeof(State)));
   // Small batches (tests) still get a few tasks per worker.
   const std::size_t chunk = std::clamp<std::size_t>(batch / (4 * pool.size()), 1, ls::kChunk);
-  const bool edges = obs.wants_edges();
   bool truncated = false;
 
   auto cand = [&](std::uint64_t ref) -> Cand& { return chunks[ref >> 32].cands[std::uint32_t(ref)]; };
@@ -251,64 +250,40 @@ StopReason Search<M>::levels(Obs& obs) {
           cap_by_memory = true;
         }
       }
-      std::size_t cut = store_->size() + new_states;  // ids below it are stored
+      // The batch's successors as replay() reads them: per parent its
+      // count and outcome, then its edges in order (ei runs through them).
+      ReplayRange range{b, e, depth, cap, cap_by_memory, store_->size(), false};
       std::optional<StopReason> stop;
+      std::size_t ci = 0, ei = 0;
       auto observe = [&] {
-        State cur;
-        for (std::size_t c = 0; c < nchunks && !stop; ++c) {
-          const Chunk& ch = chunks[c];
-          const std::size_t p0 = b + c * chunk;
-          std::size_t ei = 0;
-          for (std::size_t j = 0; j < ch.nsucc.size() && !stop; ++j) {
-            const auto p = std::uint32_t(p0 + j);
-            const std::uint32_t n = ch.nsucc[j];
-            if (n == origin::kTruncated) {
-              truncated = true;
-              continue;
-            }
-            // The observers look at the expanded state only for its edges or
-            // when it has no successors (a deadlock).
-            if (edges || n == 0) store_->load(p, cur.b.data());
-            transitions_ += n;
-            red_.count(typename Reduction<M>::Outcome(ch.por[j]));
-            if (edges) obs.on_expand(p, cur);
-            bool whole = true;
-            for (std::uint32_t k = 0; k < n; ++k, ++ei) {
-              const Edge& ed = ch.edges[ei];
-              std::uint32_t to = std::uint32_t(ed.ref);
-              if (ed.ref & ls::kNew) {
-                const Cand& x = cand(ed.ref & ~ls::kNew);
-                if (x.rep) {  // first reached here
-                  to = x.id;
-                  if (to >= cap) {
-                    whole = false;
-                    cut = to;
-                    memory_full_ = cap_by_memory && cap < max_states_;
-                    stop = memory_full_ ? StopReason::Memory : StopReason::MaxStates;
-                    break;
-                  }
-                  max_depth_ = std::max(max_depth_, depth + 1);
-                  obs.on_new(to, x.key);
-                } else if (edges) {
-                  to = cand(x.winner).id;
-                }
-              }
-              if (edges) obs.on_edge(to, ed.actor);
-            }
-            obs.on_expanded(p, cur, n, whole);
-            if (obs.done()) {
-              stop = StopReason::AllViolated;
-              if (!whole) break;  // cut: the state that did not fit
-              // What a one-thread search had stored by now: up to the last
-              // state first reached from this parent.
-              cut = store_->size();
-              for (std::size_t c2 = 0; c2 <= c; ++c2)
-                for (const Cand& x : chunks[c2].cands)
-                  if (x.rep && origin::parent(x.origin) <= p)
-                    cut = std::max<std::size_t>(cut, x.id + 1);
-            }
-          }
-        }
+        stop = replay(obs,
+                      ReplaySource{[&](std::size_t p) {
+                                     const Chunk& ch = chunks[(p - b) / chunk];
+                                     const std::size_t j = (p - b) % chunk;
+                                     return std::pair{ch.nsucc[j], ch.por[j]};
+                                   },
+                                   [&](std::size_t p, State& s) { store_->load(std::uint32_t(p), s.b.data()); },
+                                   [&](std::size_t p, auto&& f) {
+                                     if ((p - b) / chunk != ci) {
+                                       ci = (p - b) / chunk;
+                                       ei = 0;
+                                     }
+                                     const Chunk& ch = chunks[ci];
+                                     const std::uint32_t n = ch.nsucc[(p - b) % chunk];
+                                     for (std::uint32_t k = 0; k < n; ++k) {
+                                       const Edge& ed = ch.edges[ei++];
+                                       if (!(ed.ref & ls::kNew)) {
+                                         f(nullptr, std::uint32_t(ed.ref), ed.actor);
+                                         continue;
+                                       }
+                                       const Cand& x = cand(ed.ref & ~ls::kNew);
+                                       if (!(x.rep ? f(&x.key, 0, ed.actor) : f(nullptr, cand(x.winner).id, ed.actor)))
+                                         return;
+                                     }
+                                   },
+                                   [] { return std::optional<StopReason>(); }},
+                      range);
+        truncated = truncated || range.truncated;
       };
 
       // 5 store. Where the store takes puts from several threads, every new
@@ -328,10 +303,10 @@ StopReason Search<M>::levels(Obs& obs) {
         pool.run_beside(nchunks, [&](std::size_t c, unsigned) { put_chunk(c, all); }, observe);
       } else {
         observe();
-        store_->reserve(cut - store_->size(), par);
-        for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, cut);  // in id order
+        store_->reserve(range.next_id - store_->size(), par);
+        for (std::size_t c = 0; c < nchunks; ++c) put_chunk(c, range.next_id);  // in id order
       }
-      store_->commit(cut, par);
+      store_->commit(range.next_id, par);
       if (stop) return *stop;
     }
     red_.end_level();

@@ -87,6 +87,8 @@ struct SearchOptions {
   double progress_interval = 2.0;
 };
 
+struct ReplayRange;  // explorer/level_replay.hpp
+
 template <Model M>
 class Search {
  public:
@@ -246,6 +248,10 @@ class Search {
   // Breadth-first, level by level (explorer/level_search.hpp).
   template <class Obs>
   StopReason levels(Obs& obs);
+  // A level's parents replayed to the observer, as stores resolved them
+  // (explorer/level_replay.hpp).
+  template <class Obs, class Src>
+  std::optional<StopReason> replay(Obs& obs, Src&& src, ReplayRange& r);
   // Breadth-first into the disk or bitstate store (explorer/disk_search.hpp).
   template <class Obs>
   StopReason disk_levels(Obs& obs);
@@ -399,5 +405,6 @@ class Search {
 
 }  // namespace blkmc
 
+#include "explorer/level_replay.hpp"
 #include "explorer/level_search.hpp"
 #include "explorer/disk_search.hpp"
