@@ -56,7 +56,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   const PropKind kind = info.props.at(std::size_t(prop)).kind;
   const std::string& pname = info.props[std::size_t(prop)].name;
   std::optional<int> bound;
-  if (kind == PropKind::Maximize) {
+  if (kind_info(kind).measured) {
     if constexpr (!HasMeasure<M>)
       throw UsageError(
           fmt::format("model {}: property {} is a maximize property but the model "
@@ -76,7 +76,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     throw UsageError("malformed trace: 'value' belongs to maximize traces only");
   }
   // A lasso (stuck, loop) ends progress and starvation traces only.
-  if ((t.stuck || t.loop) && kind != PropKind::Progress && kind != PropKind::Starvation)
+  if ((t.stuck || t.loop) && !kind_info(kind).on_graph)
     throw UsageError(fmt::format("malformed trace: '{}' belongs to progress and starvation traces, not to {}",
                                  t.loop ? "loop" : "stuck", pname));
   if (kind == PropKind::Starvation && !HasPending<M>)

@@ -421,7 +421,7 @@ std::string trace_report_html(const ModelHandle& mh, const Trace& t, const std::
   mk.stuck = t.stuck;
   mk.loop = t.loop;
   const int n = int(t.steps.size());
-  if (prop.kind != PropKind::Progress && prop.kind != PropKind::Starvation && n > 0) mk.violating = n;
+  if (!kind_info(prop.kind).on_graph && n > 0) mk.violating = n;
   const std::string verdict =
       !r.verdict_line.empty()
           ? fmt::format("{}: {}", r.reproduced ? "reproduced" : "NOT reproduced", r.verdict_line)

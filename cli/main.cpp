@@ -100,10 +100,7 @@ void print_list(bool as_json) {
                                kernel::family_file(inf.name));
     std::cout << "  properties:\n";
     for (const auto& p : inf.props)
-      std::cout << fmt::format("    {:<20} {}{}\n", p.name, p.summary,
-                               p.kind == PropKind::Maximize     ? " [maximize; NAME<=K bounds it]"
-                               : p.kind == PropKind::Starvation ? " [starvation, weak fairness]"
-                                                                : "");
+      std::cout << fmt::format("    {:<20} {}{}\n", p.name, p.summary, kind_info(p.kind).note);
   }
   if (as_json) std::cout << all.dump(2) << '\n';
 }

@@ -130,7 +130,7 @@ Expect parse_expect(const ModelLookup& lookup, const std::string& name, int line
     if (ec != std::errc() || ptr != text.data() + text.size())
       throw UsageError(fmt::format("{}:{}: expected value '{}' is not an integer in 0..2147483647",
                                    name, lineno, text));
-    if (info.props[std::size_t(spec.index)].kind != PropKind::Maximize || spec.bound)
+    if (!kind_info(info.props[std::size_t(spec.index)].kind).measured || spec.bound)
       throw UsageError(
           fmt::format("{}:{}: an integer EXPECTED needs a maximize property without "
                       "a bound ({} takes holds, violated or incomplete)",

@@ -273,10 +273,10 @@ class PropertyChecks {
       const int p = props_[n];
       const PropKind kind = pinfo.at(std::size_t(p)).kind;
       const std::optional<int> bound = n < opt.bounds.size() ? opt.bounds[n] : std::nullopt;
-      if (bound && (kind != PropKind::Maximize || *bound < 0))
+      if (bound && (!kind_info(kind).measured || *bound < 0))
         throw UsageError(fmt::format("property {}: a bound <={} needs a maximize property",
                                      pinfo[p].name, *bound));
-      if (kind == PropKind::Maximize && !HasMeasure<M>)
+      if (kind_info(kind).measured && !HasMeasure<M>)
         throw UsageError(
             fmt::format("model {}: property {} is a maximize property but the model "
                         "has no measure(prop, state)",

@@ -101,11 +101,11 @@ class Reduction {
     for (int p : props) {
       const PropKind k = pinfo.at(std::size_t(p)).kind;
       const std::string& name = pinfo[std::size_t(p)].name;
-      if ((k == PropKind::Progress || k == PropKind::Starvation) && o.por) {
+      if (kind_info(k).on_graph && o.por) {
         o.por = false;
         notes_.push_back(fmt::format("no partial-order ({} is decided on the full graph)", name));
       }
-      if (k == PropKind::Starvation && o.symmetry) {
+      if (kind_info(k).per_actor && o.symmetry) {
         o.symmetry = false;
         notes_.push_back(fmt::format("no symmetry (weak fairness in {} is per actor)", name));
       }

@@ -130,6 +130,21 @@ struct VariantInfo {
 // in every state of the cycle takes a step in it); a lasso counterexample.
 enum class PropKind { Invariant, Deadlock, Progress, Maximize, Starvation };
 
+// What the rest of blkmc needs to know of a property kind beside its check
+// (explorer/checks.hpp): one row per kind, in model/params.cpp. The
+// reductions, replay, the trace pages and `list` ask these, never the kind.
+struct PropKindInfo {
+  const char* name;  // "invariant", ... (list, traces, JSON)
+  // Decided on the explored graph after a complete search (an edge log);
+  // its counterexample is a lasso (stuck, loop); the partial-order
+  // reduction does not keep it.
+  bool on_graph;
+  bool per_actor;    // judged per actor (weak fairness): symmetry does not keep it
+  bool measured;     // a measure: its maximum is reported, NAME<=K bounds it
+  const char* note;  // what `list` adds to the property's summary
+};
+const PropKindInfo& kind_info(PropKind k);
+
 struct PropInfo {
   std::string name;
   PropKind kind;

@@ -114,7 +114,7 @@ PropSpec parse_prop_spec(const ModelInfo& info, const std::string& text) {
     throw UsageError(fmt::format("property '{}': a property name must come before <=", text));
   PropSpec spec{find_prop(info, name), std::nullopt};
   const PropKind kind = info.props[std::size_t(spec.index)].kind;
-  if (kind != PropKind::Maximize)
+  if (!kind_info(kind).measured)
     throw UsageError(
         fmt::format("property '{}': a bound <=K applies only to maximize properties "
                     "({} is of kind {})",
@@ -135,20 +135,18 @@ std::string prop_spec_string(const ModelInfo& info, const PropSpec& spec) {
   return spec.bound ? fmt::format("{}<={}", name, *spec.bound) : name;
 }
 
-std::string to_string(PropKind k) {
-  switch (k) {
-    case PropKind::Invariant:
-      return "invariant";
-    case PropKind::Deadlock:
-      return "deadlock";
-    case PropKind::Progress:
-      return "progress";
-    case PropKind::Maximize:
-      return "maximize";
-    case PropKind::Starvation:
-      return "starvation";
-  }
-  return "?";
+const PropKindInfo& kind_info(PropKind k) {
+  // In PropKind's order: name, on_graph, per_actor, measured, note.
+  static const PropKindInfo kinds[] = {
+      {"invariant", false, false, false, ""},
+      {"deadlock", false, false, false, ""},
+      {"progress", true, false, false, ""},
+      {"maximize", false, false, true, " [maximize; NAME<=K bounds it]"},
+      {"starvation", true, true, false, " [starvation, weak fairness]"},
+  };
+  return kinds[static_cast<std::size_t>(k)];
 }
+
+std::string to_string(PropKind k) { return kind_info(k).name; }
 
 }  // namespace blkmc
