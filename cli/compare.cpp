@@ -5,11 +5,56 @@
 #include <fmt/format.h>
 
 #include "app/report.hpp"
+#include "cli/options.hpp"
 #include "counterexamples/trace.hpp"
 #include "explorer/limits.hpp"
 #include "common/errors.hpp"
 
 namespace blkmc {
+
+CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
+  auto* compare = app.add_subcommand(
+      "compare", "regression-check a patch: the same properties on two variants, what changed");
+  compare->add_option("model", a.model, "model name")->required();
+  compare->add_option("--before", a.before, "variant before the patch");
+  compare->add_option("--after", a.after, "variant after the patch");
+  add_kernel_options(compare, a.before_code, "the code before the patch");
+  compare->add_option("--after-kernel", a.after_code.kernel, "the code after the patch: a tree, tarball or debian:X.Y");
+  compare->add_option("--after-source", a.after_code.source, "the code after the patch: a scheduler FILE.c");
+  compare->add_option("--param,-p", a.params, kParamHelp);
+  compare->add_option("--workload", a.workload_opt, kWorkloadHelp);
+  compare->add_option("--prop", a.props, "property (repeatable; default: all; NAME<=K bounds a maximize one)");
+  compare->add_option("--time", a.seconds, "time limit per run, seconds")->check(finite_range(0.001, 1e7));
+  compare->add_option("--max-states", a.max_states, "state limit per run")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+  compare->add_option("--trace-out", a.trace_out, "write the counterexample of each verdict that changed (prefix)");
+  compare->add_flag("--json", a.as_json, "print the comparison as JSON");
+  return compare;
+}
+
+int run_compare(CompareArgs& a) {
+  add_workload_param(a.workload_opt, a.params);
+  no_repeats(a.props, "--prop");
+  if (a.before_code.given() || a.after_code.given())
+    return run_compare_kernels(a.model, a.before_code, a.after_code, a.params, a.props, a.seconds, a.max_states,
+                               a.trace_out, a.as_json);
+  if (a.before.empty() || a.after.empty())
+    throw UsageError("compare: --before and --after (variants), or --kernel/--source and "
+                     "--after-kernel/--after-source (code)");
+  const ModelHandle& mh = find_model(a.model);
+  SearchOptions opt;
+  opt.bfs = true;
+  opt.threads = default_threads();
+  opt.progress = false;
+  opt.limits.seconds = a.seconds;
+  opt.limits.max_states = a.max_states;
+  opt.limits.memory_bytes = default_memory_limit();
+  opt.reduce = ReduceOptions::all();
+  const Params p = resolve_params(mh.info(), a.params);
+  const CheckOutcome before = mh.check(a.before, p, a.props, opt);
+  const CheckOutcome after = mh.check(a.after, p, a.props, opt);
+  return print_comparison(before, after, a.trace_out, a.as_json);
+}
 
 std::string prop_file_name(std::string prop) {
   if (const auto le = prop.find("<="); le != std::string::npos) prop.replace(le, 2, "-le");

@@ -2,15 +2,31 @@
 // after a patch, side by side.
 #pragma once
 
+#include <cstdint>
 #include <string>
-
 #include <utility>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "app/kernel_select.hpp"
 #include "app/registry.hpp"
 
 namespace blkmc {
+
+struct CompareArgs {
+  std::string model, before, after, workload_opt, trace_out;
+  KernelArgs before_code, after_code;
+  std::vector<std::string> params, props;
+  double seconds = 0;
+  std::uint64_t max_states = 0;
+  bool as_json = false;
+};
+
+// The subcommand and its options, bound to a.
+CLI::App* add_compare_command(CLI::App& app, CompareArgs& a);
+// Runs it: print_comparison's (or run_compare_kernels') exit code.
+int run_compare(CompareArgs& a);
 
 // Prints both verdict columns (a maximize property without a bound: both
 // maxima) and marks the properties whose verdict changed (REGRESSION when the

@@ -6,6 +6,7 @@
 
 #include "app/report.hpp"
 #include "app/trace_report.hpp"
+#include "cli/options.hpp"
 #include "common/errors.hpp"
 #include "counterexamples/trace.hpp"
 #include "explorer/limits.hpp"
@@ -13,7 +14,30 @@
 
 namespace blkmc {
 
-int run_conform(const ConformArgs& a) {
+CLI::App* add_conform_command(CLI::App& app, ConformArgs& a) {
+  auto* conformc = app.add_subcommand(
+      "conform", "hold blkmc's model against the kernel's own code: both explored together over every "
+                 "interleaving of a workload, the same dispatch at every step, or the first departure");
+  conformc->add_option("model", a.model, "model name (deadline, bfq)")->required();
+  conformc->add_option("--variant,-v", a.variant, "the model's variant")->required();
+  add_kernel_options(conformc, a.code);
+  conformc->add_option("--param,-p", a.params, kParamHelp);
+  conformc->add_option("--workload", a.workload_opt, kWorkloadHelp);
+  conformc->add_option("--trace-out", a.trace_out, "write the first departure's trace here");
+  conformc->add_option("--report", a.report_out, "write the first departure as an HTML page here");
+  conformc->add_option("--time", a.seconds, "time limit in seconds")->check(finite_range(0.001, 1e7));
+  conformc->add_option("--max-states", a.max_states, "stop after this many states")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)));
+  conformc->add_option("--threads", a.threads, "workers (default: every core)")->check(CLI::Range(1u, 1024u));
+  conformc->add_flag("--json", a.as_json, "print the outcome as JSON");
+  conformc->add_flag("--quiet,-q", a.quiet, "no progress lines on stderr");
+  return conformc;
+}
+
+int run_conform(ConformArgs& a) {
+  add_workload_param(a.workload_opt, a.params);
+  require_parent_dir("--trace-out", a.trace_out);
+  require_parent_dir("--report", a.report_out);
   if (a.variant.empty()) throw UsageError("conform: --variant names the model variant to hold against the code");
   const ModelHandle& hand = find_model(a.model);
   find_variant_index(hand.info(), a.variant);  // an unknown variant fails before anything is compiled

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/options.hpp"
 #include "counterexamples/trace.hpp"
 #include "explorer/limits.hpp"
 #include "model/params.hpp"
@@ -266,6 +267,42 @@ nlohmann::json reach_json(const std::string& model, const std::string& to, const
 }
 
 }  // namespace
+
+CLI::App* add_diff_command(CLI::App& app, DiffArgs& a) {
+  auto* diffc = app.add_subcommand(
+      "diff", "compare a model's decision functions in two variants with Z3: proved "
+              "equivalent, or the input classes where they differ");
+  diffc->add_option("model", a.model,
+                    "model name (" +
+                        model_names([](const ModelHandle& h) { return h.offers().decisions != nullptr; }) + ")")
+      ->required();
+  diffc->add_option("--from", a.from, "variant before the patch")->required();
+  diffc->add_option("--to", a.to, "variant after the patch")->required();
+  diffc->add_option("--function", a.function, "only this decision function");
+  diffc->add_flag("--json", a.as_json, "print the comparison as JSON");
+  auto* reach_opt = diffc->add_flag("--reach", a.reach.enabled,
+                                    "where they differ, search breadth-first for a shortest trace to such a state: "
+                                    "variant TO with shadow=FROM and the model's shadow property, on each shipped "
+                                    "workload, smallest first (bfq, cfq, deadline)");
+  diffc->add_option("--trace-out", a.reach.trace_out, "with --reach: write the trace found here")->needs(reach_opt);
+  diffc->add_option("--report", a.reach.report, "with --reach: write the trace found as an HTML page here")
+      ->needs(reach_opt);
+  diffc->add_option("--param,-p", a.reach.params,
+                    "with --reach: model parameter name=value for the search (repeatable; "
+                    "workload=N, NAME or FILE.wl searches only that workload)")
+      ->needs(reach_opt);
+  diffc->add_option("--workload", a.workload_opt, "with --reach: search only this workload, NAME or FILE.wl")
+      ->needs(reach_opt);
+  diffc->add_option("--max-states", a.reach.max_states, "with --reach: states searched per workload (default 2000000)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(4000000000ULL)))
+      ->needs(reach_opt);
+  return diffc;
+}
+
+int run_diff(DiffArgs& a) {
+  add_workload_param(a.workload_opt, a.reach.params);
+  return run_diff(a.model, a.from, a.to, a.function, a.as_json, a.reach);
+}
 
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
              const std::string& function, bool as_json, const DiffReachOptions& reach) {

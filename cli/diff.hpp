@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace blkmc {
 
 struct DiffReachOptions {
@@ -24,5 +26,16 @@ struct DiffReachOptions {
 // smallest first, until a trace is found; the exit code stays the diff's.
 int run_diff(const std::string& model, const std::string& from, const std::string& to,
              const std::string& function, bool as_json, const DiffReachOptions& reach = {});
+
+struct DiffArgs {
+  std::string model, from, to, function, workload_opt;
+  bool as_json = false;
+  DiffReachOptions reach;
+};
+
+// The subcommand and its options, bound to a.
+CLI::App* add_diff_command(CLI::App& app, DiffArgs& a);
+// Runs it: run_diff's exit code.
+int run_diff(DiffArgs& a);
 
 }  // namespace blkmc

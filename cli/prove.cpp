@@ -7,6 +7,9 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/options.hpp"
 
 #include "app/registry.hpp"
 #include "props/verdict.hpp"
@@ -82,6 +85,44 @@ int prove_exit_code(const std::vector<ProveOutcome>& v) {
     incomplete = incomplete || o.result.prop.verdict == ProofVerdict::Incomplete;
   }
   return incomplete ? kExitIncomplete : kExitHolds;
+}
+
+// prove's parameter ranges, per model that offers it ("tags ntags 1..1024, ...").
+static std::string prove_ranges() {
+  std::vector<std::string> out;
+  for (const ModelHandle* m : all_models())
+    if (m->offers().prove) {
+      std::vector<std::string> ps;
+      for (const auto& p : prove_params(m->info().name)) ps.push_back(fmt::format("{} {}..{}", p.name, p.min, p.max));
+      out.push_back(fmt::format("{} {}", m->info().name, fmt::join(ps, ", ")));
+    }
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
+CLI::App* add_prove_command(CLI::App& app, ProveArgs& a) {
+  auto* provec = app.add_subcommand(
+      "prove", "prove invariants by k-induction with Z3 for parameters beyond explicit reach "
+               "(the model's steps instantiated on z3::expr): proved, violated (a real path) "
+               "or incomplete (a counterexample to induction)");
+  provec->add_option("model", a.req.model,
+                     "model name (" + model_names([](const ModelHandle& h) { return h.offers().prove != nullptr; }) + ")")
+      ->required();
+  provec->add_option("--variant,-v", a.req.variant, "variant")->required();
+  provec->add_option("--param,-p", a.req.params,
+                     "parameter name=value (repeatable; prove's own ranges: " + prove_ranges() + ")");
+  provec->add_option("--prop", a.req.props, "invariant property (repeatable; default: all)");
+  provec->add_option("--k-max", a.req.k_max, "largest k tried (default 10)");
+  provec->add_option("--time", a.req.seconds, "time limit per property, seconds")->check(finite_range(0.001, 1e7));
+  provec->add_flag("--no-lemmas", a.no_lemmas, "induction without the model's strengthening lemmas");
+  provec->add_option("--trace-out", a.req.trace_out, "write a violation's path as a trace file (-PROP is added when several)");
+  provec->add_flag("--json", a.as_json, "print the outcome as JSON");
+  return provec;
+}
+
+int run_prove(ProveArgs& a) {
+  no_repeats(a.req.props, "--prop");
+  a.req.lemmas = !a.no_lemmas;
+  return run_prove(a.req, a.as_json);
 }
 
 int run_prove(const ProveRequest& req, bool as_json) {

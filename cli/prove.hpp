@@ -7,11 +7,22 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/prove.hpp"
 
 namespace blkmc {
+
+struct ProveArgs {
+  ProveRequest req;
+  bool no_lemmas = false, as_json = false;
+};
+
+// The subcommand and its options, bound to a.
+CLI::App* add_prove_command(CLI::App& app, ProveArgs& a);
+// Runs it: prints and returns the exit code.
+int run_prove(ProveArgs& a);
 
 // The parameters prove accepts for a model (its own, larger ranges).
 std::vector<ParamInfo> prove_params(const std::string& model);

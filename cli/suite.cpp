@@ -14,7 +14,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/options.hpp"
 #include "cli/prove.hpp"
+#include "common/errors.hpp"
+#include "explorer/limits.hpp"
 #include "app/kernel_select.hpp"
 #include "app/report.hpp"
 #include "app/registry.hpp"
@@ -782,6 +785,48 @@ int run_suite_files(const std::vector<std::string>& paths, double seconds_per_ru
                                : fmt::format("{}", fmt::join(paths, " "));
   require_rows(s, name);
   return run_parsed(s, name, seconds_per_run, markdown, lookup, how);
+}
+
+CLI::App* add_suite_command(CLI::App& app, SuiteArgs& a) {
+  auto* suite = app.add_subcommand(
+      "suite",
+      "run verification suites: rows 'check MODEL VARIANT PARAMS PROPERTY EXPECTED...', "
+      "'simulate MODEL VARIANT PARAMS RUN FIGURE VALUE...', 'prove MODEL VARIANT PARAMS "
+      "PROPERTY VERDICT...', 'diff MODEL FROM TO FUNCTION EXPECTED...', 'replay FILE...' "
+      "(PARAMS: - or the non-default k=v,k=v; an indented line continues a row; see "
+      "cli/suite.hpp); `blkmc suite model/` runs the shipped suite");
+  suite->add_option("paths", a.paths, "suite files, directories (every *.suite below, sorted) or - for stdin")
+      ->required();
+  suite->add_option("--time", a.seconds, "time limit per run, seconds")->check(finite_range(0.001, 1e7));
+  suite->add_flag("--no-reduce", a.no_reduce, "search every row without reductions");
+  suite->add_flag("--compare-reductions", a.compare_reductions,
+                  "search every row with and without reductions; a row also fails when they differ");
+  suite->add_option("--threads", a.threads, "workers of each search (default: every core)")
+      ->check(CLI::Range(1u, 1024u));
+  suite->add_flag("--compare-threads", a.compare_threads,
+                  "search every check row again on one thread; a row also fails when states, "
+                  "transitions, verdicts, maxima or traces differ");
+  suite->add_option("--only", a.only,
+                    "run only the rows of these kinds (check, conform, simulate, prove, diff, replay; "
+                    "comma-separated); the others are counted as not run")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"check", "conform", "simulate", "prove", "diff", "replay"}));
+  suite->add_flag("--markdown", a.markdown, "print the verdict table as Markdown");
+  suite->add_flag("--expand", a.expand,
+                  "run nothing; print every expectation as a canonical one-per-line row (all "
+                  "parameters, as integers)");
+  return suite;
+}
+
+int run_suite(const SuiteArgs& a, Cluster* cluster) {
+  if (a.no_reduce && a.compare_reductions) throw UsageError("--no-reduce and --compare-reductions exclude each other");
+  SuiteSearch how;
+  how.reduce = a.no_reduce ? SuiteReduce::Off : a.compare_reductions ? SuiteReduce::Compare : SuiteReduce::On;
+  how.threads = a.threads ? a.threads : default_threads();
+  how.compare_threads = a.compare_threads;
+  how.cluster = cluster;
+  how.only.insert(a.only.begin(), a.only.end());
+  return run_suite_files(a.paths, a.seconds, a.markdown, a.expand, ModelLookup(find_model), how);
 }
 
 }  // namespace blkmc

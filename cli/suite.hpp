@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "app/registry.hpp"
 
 namespace blkmc {
@@ -63,9 +65,9 @@ struct SuiteSearch {
   // Search every check row again on one thread: a row also fails when the
   // two differ at all (search_difference, app/report.hpp).
   bool compare_threads = false;
-  // Under mpirun (process_cluster()): every check row whose properties are
-  // all safety properties is searched over the ranks and again in this
-  // process alone; a row fails when the two differ at all.
+  // Under mpirun (process_cluster()): every check and conform run is
+  // searched over the ranks and again in this process alone; a row fails
+  // when the two differ at all.
   Cluster* cluster = nullptr;
   // --only: run the rows of these kinds (check, conform, simulate, prove,
   // diff, replay) and count the others as not run; empty: every row.
@@ -88,5 +90,17 @@ int run_suite_files(const std::vector<std::string>& paths, double seconds_per_ru
                     bool markdown = false, bool expand = false,
                     const ModelLookup& lookup = ModelLookup(find_model),
                     const SuiteSearch& how = {});
+
+struct SuiteArgs {
+  std::vector<std::string> paths, only;
+  double seconds = 600;
+  unsigned threads = 0;  // 0: every core
+  bool markdown = false, expand = false, no_reduce = false, compare_reductions = false, compare_threads = false;
+};
+
+// The subcommand and its options, bound to a.
+CLI::App* add_suite_command(CLI::App& app, SuiteArgs& a);
+// Runs it (over the ranks of cluster, where set): run_suite_files' exit code.
+int run_suite(const SuiteArgs& a, Cluster* cluster);
 
 }  // namespace blkmc

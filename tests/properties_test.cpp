@@ -695,4 +695,31 @@ TEST_CASE("properties: starvation verdicts and fair lassos match brute force on 
   }));
 }
 
+// kind_info() is what the reductions, replay and the pages go by: each row
+// must say what the kind's check does.
+TEST_CASE("properties: each kind's row in kind_info says what its check does") {
+  RandomGraph g;
+  g.succ = {{0}};
+  g.actor = {{0}};
+  g.fin = {true};
+  g.bad = {false};
+  g.pend = {false};
+  g.meas = {0};
+  const auto& props = g.info().props;
+  for (std::size_t p = 0; p < props.size(); ++p) {
+    const PropKindInfo& k = kind_info(props[p].kind);
+    CAPTURE(k.name);
+    CHECK(to_string(props[p].kind) == k.name);
+    SearchOptions opt;
+    opt.props = {int(p)};
+    CHECK(PropertyChecks<RandomGraph>(g, opt).wants_edges() == k.on_graph);
+    opt.bounds = {3};
+    if (k.measured) CHECK_NOTHROW(PropertyChecks<RandomGraph>(g, opt));
+    else CHECK_THROWS_AS(PropertyChecks<RandomGraph>(g, opt), UsageError);
+    const ModelInfo& info = g.info();
+    if (k.measured) CHECK(parse_prop_spec(info, props[p].name + "<=3").bound == 3);
+    else CHECK_THROWS_AS(parse_prop_spec(info, props[p].name + "<=3"), UsageError);
+  }
+}
+
 }  // namespace properties_test
