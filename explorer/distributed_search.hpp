@@ -19,7 +19,8 @@
 //   3 merge    the owner keeps, of equal candidates, the smallest origin;
 //   4 number   rank 0 merges the ranks' origins and hands out the ids;
 //   5 observe  each rank checks its new states (invariants, maxima) and its
-//              parents (deadlocks); the smallest violating ids are reduced
+//              parents (deadlocks) with PropertyChecks' own slots (hit_new,
+//              hit_expanded); the smallest violating ids are reduced
 //              over the ranks, and rank 0 finds where a one-process search
 //              would stop (every property answered, --max-states) and
 //              broadcasts the cut; counts are summed up to it;
