@@ -3,15 +3,9 @@
 // over app/ (the registry and the model adapters) and the engines. main()
 // is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <algorithm>
-#include <charconv>
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <filesystem>
 #include <iostream>
-#include <optional>
+#include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -29,9 +23,7 @@
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
 #include "common/error_line.hpp"
-#include "counterexamples/render.hpp"
 #include "app/report.hpp"
-#include "app/trace_report.hpp"
 #include "app/kernel_select.hpp"
 #include "app/registry.hpp"
 #include "model/sched/kernel/kernel_source.hpp"
@@ -107,7 +99,6 @@ int blkmc::blkmc_main(int argc, char** argv) {
   CheckArgs check_args;
   CLI::App* check = add_check_command(app, check_args);
   check->excludes(list);
-  std::string workload_opt;  // device run and export
   ReportArgs report_args;
   CLI::App* reportc = add_report_command(app, report_args);
   ReplayArgs replay_args;
@@ -127,6 +118,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
   SuiteArgs suite_args;
   CLI::App* suite = add_suite_command(app, suite_args);
 
+  std::string workload_opt;  // device run and export: the source by name
   DeviceRunArgs dev;
   auto* devc = app.add_subcommand(
       "device", "run a trace or workload on a loop device this command creates, and check the "

@@ -358,9 +358,7 @@ class PropertyChecks {
   bool open(std::size_t i) const { return local(i).violating == StateStore::kNone; }
   // A deadlock is seen when its own state is expanded; the others when the
   // state is first reached (its parent expanded).
-  bool hit_at_expansion(std::size_t i) const {
-    return i >= invariant_.slots.size() && i < invariant_.slots.size() + deadlock_.slots.size();
-  }
+  bool hit_at_expansion(std::size_t i) const { return i >= invariant_.slots.size() && i < first_max(); }
   // A new state's hits (invariants, bounded maxima).
   void hit_new(std::uint32_t id, const State& s, std::vector<std::uint64_t>& hits) const {
     for (std::size_t j = 0; j < invariant_.slots.size(); ++j) {
@@ -368,12 +366,12 @@ class PropertyChecks {
       if (sl.violating == StateStore::kNone && hits[j] == kNoHit && m_.violates(sl.prop, s))
         hits[j] = std::uint64_t(id) << 32;
     }
-    const std::size_t base = invariant_.slots.size() + deadlock_.slots.size();
     for (std::size_t j = 0; j < maximize_.slots.size(); ++j) {
       const auto& sl = maximize_.slots[j];
-      if (sl.violating != StateStore::kNone || !sl.bound || hits[base + j] != kNoHit) continue;
+      std::uint64_t& h = hits[first_max() + j];
+      if (sl.violating != StateStore::kNone || !sl.bound || h != kNoHit) continue;
       const int v = checks::Maximize<M>::measure(m_, sl, s);
-      if (v > *sl.bound) hits[base + j] = (std::uint64_t(id) << 32) | std::uint32_t(v);
+      if (v > *sl.bound) h = (std::uint64_t(id) << 32) | std::uint32_t(v);
     }
   }
   // An expanded state's hits (deadlocks).
@@ -390,8 +388,7 @@ class PropertyChecks {
     checks::Slot& sl = local(i);
     if (hit == kNoHit || sl.violating != StateStore::kNone) return;
     sl.violating = std::uint32_t(hit >> 32);
-    const std::size_t base = invariant_.slots.size() + deadlock_.slots.size();
-    if (i >= base) maximize_.slots[i - base].violating_value = int(std::uint32_t(hit));
+    if (i >= first_max()) maximize_.slots[i - first_max()].violating_value = int(std::uint32_t(hit));
     ++violated_;
   }
   // Maxima: best[j] of maximize slot j is the smallest
@@ -448,11 +445,12 @@ class PropertyChecks {
   const checks::Graph<M>& graph() const { return graph_; }
 
  private:
+  // The local slots are the invariants, the deadlocks, then the maxima.
+  std::size_t first_max() const { return invariant_.slots.size() + deadlock_.slots.size(); }
   const checks::Slot& local(std::size_t i) const {
     if (i < invariant_.slots.size()) return invariant_.slots[i];
-    i -= invariant_.slots.size();
-    if (i < deadlock_.slots.size()) return deadlock_.slots[i];
-    return maximize_.slots.at(i - deadlock_.slots.size());
+    if (i < first_max()) return deadlock_.slots[i - invariant_.slots.size()];
+    return maximize_.slots.at(i - first_max());
   }
   checks::Slot& local(std::size_t i) {
     return const_cast<checks::Slot&>(std::as_const(*this).local(i));

@@ -691,7 +691,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
     State cur{};
     for (const Chunk& ch : chunks)
       for (const Parent& p : ch.parents)
-        if (p.count == 0) {
+        if (p.count == 0 && !p.finished) {  // a deadlock, where one is selected
           store_.load(p.local, cur.b.data());
           checks_.hit_expanded(p.gid, cur, 0, first);
         }
