@@ -138,7 +138,7 @@ int run_check(CheckArgs& a, Cluster* cluster) {
                                            : default_memory_limit();
   opt.limits.disk_bytes = std::uint64_t(a.disk_mib * 1024 * 1024);
   // Every reduction that is sound for the selected properties
-  // (explorer/reduction.hpp), unless switched off.
+  // (explorer/reduced_model.hpp), unless switched off.
   opt.reduce = {!a.no_reduce && !a.no_slice, !a.no_reduce && !a.no_symmetry, !a.no_reduce && !a.no_por};
   // Where traces go is checked before the search, not after it.
   for (const auto& [what, out] :

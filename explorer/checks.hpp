@@ -529,7 +529,7 @@ SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   Search<M> search(m, opt);
   const StopReason stop = search.run(checks);
   SearchResult<typename M::State> r = checks.result(stop, search);
-  if (opt.bfs && search.reduction().por()) shortest_traces(m, opt, r);
+  if (opt.bfs && search.reduced().por()) shortest_traces(m, opt, r);
   return r;
 }
 

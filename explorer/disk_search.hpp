@@ -127,8 +127,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
   };
 
   {
-    State start = start_state_;
-    red_.key(start);
+    const State start = rm_.keyed(start_state_);
     const std::uint64_t h = hash_of(start);
     st.begin_level();
     st.append(start.b.data(), StateStore::kNone);
@@ -149,7 +148,7 @@ StopReason Search<M>::disk_levels(Obs& obs) {
   if (obs.done()) return StopReason::AllViolated;
 
   WorkerPool pool(std::max(1u, opt_.threads));
-  std::vector<Reduction<M>> reds(pool.size(), red_);
+  std::vector<Reduced<M>> rms(pool.size(), rm_);  // each worker's (scratch)
   struct Out {
     State key;
     std::uint64_t hash;
@@ -330,9 +329,8 @@ StopReason Search<M>::disk_levels(Obs& obs) {
               for (std::size_t p = p0; p < p1; ++p) {
                 std::memcpy(cur.b.data(), R.keys.data() + (p - R.r0) * len, len);
                 std::uint32_t n = 0;
-                m_.for_each_successor(cur, [&](const Step& step, const State& next) {
+                rms[w].for_each_successor(cur, [&](const Step& step, const State& next) {
                   Out o{next, 0, step.actor};
-                  reds[w].key(o.key);
                   o.hash = hash_of(o.key);
                   ch.succ.push_back(o);
                   ++n;

@@ -63,7 +63,7 @@ class DistributedSearch {
       : m_(m),
         opt_(opt),
         c_(*opt.cluster),
-        red_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
+        rm_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
         checks_(m, opt),
         graph_(checks_.graph()),
         store_(m.state_bytes()),
@@ -74,7 +74,7 @@ class DistributedSearch {
       throw UsageError(fmt::format("a distributed search keeps every state on its owner rank; the {} store "
                                    "is for one process",
                                    to_string(opt.store)));
-    if (graph_.active() && red_.por())
+    if (graph_.active() && rm_.por())
       throw std::logic_error("distributed search: partial-order reduction with an edge log");
   }
 
@@ -213,7 +213,7 @@ class DistributedSearch {
   void log_edges(const std::vector<Chunk>& chunks, const std::vector<Rep>& reps, std::uint64_t whole_below,
                  std::uint64_t cut);
   void expand_batch(std::uint32_t depth, std::uint64_t b, std::uint64_t e, std::uint64_t hi, WorkerPool& pool,
-             std::vector<Reduction<M>>& reds, std::optional<StopReason>& stop);
+             std::vector<Reduced<M>>& rms, std::optional<StopReason>& stop);
 
   // The path from the start to global id g, on concrete states (every rank
   // takes part; the owner of each id on the way answers).
@@ -238,7 +238,7 @@ class DistributedSearch {
     cx.states.push_back(start_state_);
     for (std::size_t i = keys.size() - 1; i > 0; --i) {
       const State& want = keys[i - 1];
-      key_path::step_to(m_, red_, cx, [&](const State& k) { return std::memcmp(k.b.data(), want.b.data(), len_) == 0; },
+      key_path::step_to(rm_, cx, [&](const State& k) { return std::memcmp(k.b.data(), want.b.data(), len_) == 0; },
                         -1);
     }
     return cx;
@@ -268,7 +268,7 @@ class DistributedSearch {
     Counterexample<State> cx = path_to(walk.front());
     base = cx.steps.size();
     const auto keys = keys_of(walk);
-    key_path::along(m_, red_, cx, walk, loop, actors, !red_.keyed(), [&](std::uint32_t id, const State& k) {
+    key_path::along(rm_, cx, walk, loop, actors, !rm_.keyed(), [&](std::uint32_t id, const State& k) {
       const auto it = keys.find(id);
       return it != keys.end() && std::memcmp(it->second.b.data(), k.b.data(), len_) == 0;
     });
@@ -352,7 +352,7 @@ class DistributedSearch {
     st.store = "plain";
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.state_bytes = len_;
-    const ReductionStats rs = red_.stats();
+    const ReductionStats rs = rm_.stats();
     st.reduction = rs.summary;
     st.ample_states = rs.ample;
     st.full_states = rs.full;
@@ -361,7 +361,7 @@ class DistributedSearch {
     st.ranks = unsigned(c_.size());
     // Shortest traces under partial-order reduction: a bounded one-process
     // search, on rank 0 (the one that reports).
-    if (red_.por() && c_.rank() == 0) {
+    if (rm_.por() && c_.rank() == 0) {
       SearchOptions one = opt_;
       one.cluster = nullptr;
       shortest_traces(m_, one, r);
@@ -372,7 +372,7 @@ class DistributedSearch {
   const M& m_;
   const SearchOptions opt_;
   Cluster& c_;
-  Reduction<M> red_;
+  Reduced<M> rm_;  // the model searched: m_ through the reductions
   PropertyChecks<M> checks_;  // the selected properties' slots, the same on every rank
   checks::Graph<M>& graph_;   // checks_'s progress and starvation: the edge log on rank 0
   StateStore store_;               // the states this rank owns, by local index
@@ -449,8 +449,7 @@ template <Model M>
 StopReason DistributedSearch<M>::levels() {
   // The start state: stored by its owner, observed as the first new state.
   {
-    State s = start_state_;
-    red_.key(s);
+    const State s = rm_.keyed(start_state_);
     const std::uint64_t h = hash_of(s);
     std::vector<Rep> reps;
     if (owner(h) == c_.rank()) {
@@ -467,8 +466,8 @@ StopReason DistributedSearch<M>::levels() {
     if (checks_.done()) return StopReason::AllViolated;
   }
   WorkerPool pool(std::max(1u, opt_.threads));
-  std::vector<Reduction<M>> reds(pool.size(), red_);
-  for (auto& r : reds) r.decide_by_level();
+  std::vector<Reduced<M>> rms(pool.size(), rm_);  // each worker's (scratch, by-level ample sets)
+  for (auto& r : rms) r.decide_by_level();
   const std::uint64_t batch = opt_.level_batch ? opt_.level_batch : kBatch;
   std::uint64_t lo = 0;
   for (std::uint32_t depth = 0; lo < n_; ++depth) {
@@ -476,11 +475,11 @@ StopReason DistributedSearch<M>::levels() {
     for (std::uint64_t b = lo; b < hi; b += batch) {
       if (auto r = limits_hit(depth)) return *r;
       std::optional<StopReason> stop;
-      expand_batch(depth, b, std::min(hi, b + batch), hi, pool, reds, stop);
+      expand_batch(depth, b, std::min(hi, b + batch), hi, pool, rms, stop);
       if (stop) return *stop;
     }
-    red_.end_level();
-    for (auto& r : reds) r.follow(red_);
+    rm_.end_level();
+    for (auto& r : rms) r.follow(rm_);
     lo = hi;
   }
   return truncated_ ? StopReason::MaxDepth : StopReason::Complete;
@@ -489,12 +488,12 @@ StopReason DistributedSearch<M>::levels() {
 template <Model M>
 void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, std::uint64_t e,
                                         std::uint64_t hi, WorkerPool& pool,
-                                        std::vector<Reduction<M>>& reds, std::optional<StopReason>& stop) {
+                                        std::vector<Reduced<M>>& rms, std::optional<StopReason>& stop) {
   const std::size_t nr = std::size_t(c_.size());
   const bool capped = opt_.limits.max_depth && depth >= opt_.limits.max_depth;
   // The parent's rank decides with the owners' answers: the proviso of the
   // partial-order reduction, and whether a parent at the depth bound is cut.
-  const bool ask = (red_.por() && !red_.stats().gave_up) || capped;
+  const bool ask = (rm_.por() && !rm_.stats().gave_up) || capped;
   const auto l0 = std::uint32_t(std::lower_bound(gid_.begin(), gid_.end(), std::uint32_t(b)) - gid_.begin());
   const auto l1 = std::uint32_t(std::lower_bound(gid_.begin(), gid_.end(), std::uint32_t(e)) - gid_.begin());
   const std::size_t np = l1 - l0;
@@ -512,10 +511,9 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       p.gid = gid_[l];
       p.local = l;
       p.first = std::uint32_t(ch.succs.size());
-      m_.for_each_successor(cur, [&](const Step& st, const State& next) {
+      rms[w].for_each_successor(cur, [&](const Step& st, const State& next) {
         Succ x;
         x.next = next;
-        reds[w].key(x.next);
         x.hash = hash_of(x.next);
         x.actor = st.actor;
         x.step = st;
@@ -594,9 +592,9 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         }
         std::vector<Succ>& succ = scratch[w];
         succ.assign(ch.succs.begin() + p.first, ch.succs.begin() + p.first + p.count);
-        if (red_.por()) {
+        if (rm_.por()) {
           store_.load(p.local, cur.b.data());
-          p.por = reds[w].reduce(cur, succ, [&](const Succ& x) { return x.id != kNone && x.id < hi; });
+          p.por = rms[w].reduce(cur, succ, [&](const Succ& x) { return x.id != kNone && x.id < hi; });
         }
         p.n = std::uint32_t(succ.size());
         for (std::uint32_t k = 0; k < p.n; ++k)
@@ -754,12 +752,12 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
         continue;
       }
       sums[0] += p.n;
-      if (p.por == Reduction<M>::kAmple) ++sums[1];
-      if (p.por == Reduction<M>::kFull) ++sums[2];
+      if (p.por == Reduced<M>::kAmple) ++sums[1];
+      if (p.por == Reduced<M>::kFull) ++sums[2];
     }
   c_.sum(sums);
   transitions_ += sums[0];
-  red_.count(sums[1], sums[2]);
+  rm_.count(sums[1], sums[2]);
   truncated_ = truncated_ || sums[3] > 0;
   fold_maxima(reps, cut);
   if (cut > n_) max_depth_ = std::max(max_depth_, depth + 1);

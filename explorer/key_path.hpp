@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "explorer/counterexample.hpp"
-#include "explorer/reduction.hpp"
+#include "explorer/reduced_model.hpp"
 #include "model/model.hpp"
 
 namespace blkmc::key_path {
@@ -20,13 +20,12 @@ namespace blkmc::key_path {
 // Appends the step from cx.states.back() to the successor is(key) accepts
 // (of actor, where actor >= 0).
 template <Model M, class Is>
-void step_to(const M& m, const Reduction<M>& red, Counterexample<typename M::State>& cx, Is&& is, int actor) {
+void step_to(const Reduced<M>& rm, Counterexample<typename M::State>& cx, Is&& is, int actor) {
   bool found = false;
   typename M::State to{};
-  m.for_each_successor(cx.states.back(), [&](const Step& st, const typename M::State& n) {
+  rm.base().for_each_successor(cx.states.back(), [&](const Step& st, const typename M::State& n) {
     if (found || (actor >= 0 && st.actor != actor)) return;
-    typename M::State kn = n;
-    red.key(kn);
+    const typename M::State kn = rm.keyed(n);
     if (is(kn)) {
       cx.steps.push_back(st);
       to = n;
@@ -47,12 +46,12 @@ void step_to(const M& m, const Reduction<M>& red, Counterexample<typename M::Sta
 // sliced copy of the entry state is not yet the entry state); every state
 // on the way has the keys of the walk.
 template <Model M, class Is>
-void along(const M& m, const Reduction<M>& red, Counterexample<typename M::State>& cx,
+void along(const Reduced<M>& rm, Counterexample<typename M::State>& cx,
            const std::vector<std::uint32_t>& walk, std::size_t loop, const std::vector<int>& actors,
            bool concrete, Is&& is) {
   const std::size_t base = cx.steps.size();
   auto follow = [&](std::size_t k) {  // the step walk[k - 1] -> walk[k]
-    step_to(m, red, cx, [&](const typename M::State& key) { return is(walk[k], key); },
+    step_to(rm, cx, [&](const typename M::State& key) { return is(walk[k], key); },
             k - 1 < actors.size() ? actors[k - 1] : -1);
   };
   for (std::size_t k = 1; k < walk.size(); ++k) follow(k);
@@ -64,7 +63,7 @@ void along(const M& m, const Reduction<M>& red, Counterexample<typename M::State
   for (int round = 0; round < 100000; ++round) {
     const auto& end = cx.states.back();
     for (std::size_t e : entries)
-      if (std::memcmp(cx.states[e].b.data(), end.b.data(), m.state_bytes()) == 0) {
+      if (std::memcmp(cx.states[e].b.data(), end.b.data(), rm.state_bytes()) == 0) {
         cx.loop_start = e;
         return;
       }

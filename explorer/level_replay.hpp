@@ -31,7 +31,7 @@
 namespace blkmc {
 
 // A resolved range of parents, as replay() reads it:
-//   count(p)           -> {successors of p, or origin::kTruncated; its Reduction outcome}
+//   count(p)           -> {successors of p, or origin::kTruncated; its ample-set outcome}
 //   load(p, State&)    p's state (asked for only where the observer wants edges,
 //                      or p has no successors)
 //   successors(p, f)   f(const State* fresh, std::uint32_t to, int actor) -> bool for p's
@@ -75,7 +75,7 @@ std::optional<StopReason> Search<M>::replay(Obs& obs, Src&& src, ReplayRange& r)
     }
     if (edges || n == 0) src.load(p, cur);
     transitions_ += n;
-    red_.count(typename Reduction<M>::Outcome(por));
+    rm_.count(typename Reduced<M>::Outcome(por));
     const auto id = std::uint32_t(p);
     if (edges) obs.on_expand(id, cur);
     std::optional<StopReason> stop;

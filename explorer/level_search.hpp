@@ -65,22 +65,21 @@ StopReason Search<M>::levels(Obs& obs) {
     std::vector<Cand> cands;
     std::vector<Edge> edges;
     std::vector<std::uint32_t> nsucc;  // per parent: successors, or kTruncated
-    std::vector<std::uint8_t> por;     // per parent: its Reduction outcome
+    std::vector<std::uint8_t> por;     // per parent: its ample-set outcome
     std::size_t reps = 0;
     std::uint32_t first_id = 0;
   };
 
   std::uint32_t id0;
   {
-    State start = start_state_;
-    red_.key(start);
+    const State start = rm_.keyed(start_state_);
     visit(obs, start, hash_of(start), StateStore::kNone, 0, id0);
   }
   if (obs.done()) return StopReason::AllViolated;
 
   WorkerPool pool(std::max(1u, opt_.threads));
-  std::vector<Reduction<M>> reds(pool.size(), red_);
-  for (auto& r : reds) r.decide_by_level();
+  std::vector<Reduced<M>> rms(pool.size(), rm_);  // each worker's (scratch, by-level ample sets)
+  for (auto& r : rms) r.decide_by_level();
   std::vector<std::vector<Succ>> succs(pool.size());
   std::vector<Chunk> chunks;
   std::vector<std::uint64_t> table;  // a batch's candidates: ref + 1
@@ -121,7 +120,7 @@ StopReason Search<M>::levels(Obs& obs) {
         for (std::size_t p = p0; p < p1; ++p) {
           store_->load(std::uint32_t(p), cur.b.data());
           if (lim.max_depth && depth >= lim.max_depth &&
-              origin::left_at_bound(m_, reds[w], cur,
+              origin::left_at_bound(rms[w], cur,
                                     [&](const State& k) { return store_->contains(k.b.data(), hash_of(k)); })) {
             ch.nsucc.push_back(origin::kTruncated);
             ch.por.push_back(0);
@@ -130,14 +129,13 @@ StopReason Search<M>::levels(Obs& obs) {
           // Successors in place, only the bytes a state uses copied (a large
           // state is far from its capacity); nothing reads past them.
           std::size_t ns = 0;
-          m_.for_each_successor(cur, [&](const Step& st, const State& next) {
+          rms[w].for_each_successor(cur, [&](const Step& st, const State& next) {
             if (ns == succ.size()) succ.emplace_back();
             Succ& x = succ[ns++];
             std::memcpy(x.next.b.data(), next.b.data(), used);
             x.actor = st.actor;
             x.step = st;
             x.id = kUnlooked;
-            reds[w].key(x.next);
             x.hash = hash_of(x.next);
             store_->prefetch(x.hash);
           });
@@ -147,8 +145,8 @@ StopReason Search<M>::levels(Obs& obs) {
             if (x.id == kUnlooked) x.id = store_->lookup(x.next.b.data(), x.hash);
             return x.id;
           };
-          ch.por.push_back(!red_.por() ? 0
-                                       : reds[w].reduce(cur, succ, [&](const Succ& x) {
+          ch.por.push_back(!rm_.por() ? 0
+                                      : rms[w].reduce(cur, succ, [&](const Succ& x) {
                                            const std::uint32_t i = stored(x);
                                            return i != StateStore::kNone && i < hi;
                                          }));
@@ -309,8 +307,8 @@ StopReason Search<M>::levels(Obs& obs) {
       store_->commit(range.next_id, par);
       if (stop) return *stop;
     }
-    red_.end_level();
-    for (auto& r : reds) r.follow(red_);
+    rm_.end_level();
+    for (auto& r : rms) r.follow(rm_);
     lo = hi;
   }
   return truncated ? StopReason::MaxDepth : StopReason::Complete;

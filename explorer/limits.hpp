@@ -30,7 +30,7 @@ struct Stats {
   std::uint64_t store_bytes = 0;
   std::uint64_t disk_bytes = 0;  // the disk and bitstate stores' files
   std::uint64_t peak_rss_bytes = 0;
-  // The reductions that applied (explorer/reduction.hpp), and how many
+  // The reductions that applied (explorer/reduced_model.hpp), and how many
   // states the partial-order reduction expanded with an ample set or fully
   // (among those with steps of two or more actors).
   std::string reduction = "none";

@@ -42,7 +42,7 @@
 #include "explorer/key_path.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/origin.hpp"
-#include "explorer/reduction.hpp"
+#include "explorer/reduced_model.hpp"
 #include "explorer/state_store.hpp"
 #include "explorer/disk_store.hpp"
 #include "explorer/stores.hpp"
@@ -60,7 +60,8 @@ struct SearchOptions {
   // Parallel to props (may be shorter): the bound K of a maximize property
   // selected as NAME<=K; nullopt (or missing) for no bound.
   std::vector<std::optional<int>> bounds;
-  // Slicing, symmetry and partial-order reduction (explorer/reduction.hpp):
+  // Slicing, symmetry and partial-order reduction: the model searched is
+  // the Reduced one (explorer/reduced_model.hpp);
   // none unless asked for (check and the suite ask for all).
   ReduceOptions reduce;
   // Workers of a breadth-first search, the caller included (depth-first
@@ -98,7 +99,7 @@ class Search {
   Search(const M& m, const SearchOptions& opt, std::optional<State> start = std::nullopt)
       : m_(m),
         opt_(opt),
-        red_(m, reductions(opt), opt.props, opt.limits.max_depth != 0),
+        rm_(m, reductions(opt), opt.props, opt.limits.max_depth != 0),
         start_state_(start ? *start : m.initial()) {
     const StoreSpec& spec = store_spec(opt.store);
     if (spec.breadth_first_only && !opt.bfs)
@@ -140,7 +141,7 @@ class Search {
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
     st.state_bytes = m_.state_bytes();
     st.peak_rss_bytes = peak_rss_bytes();
-    const ReductionStats rs = red_.stats();
+    const ReductionStats rs = rm_.stats();
     st.reduction = rs.summary;
     st.ample_states = rs.ample;
     st.full_states = rs.full;
@@ -170,7 +171,8 @@ class Search {
     return found;
   }
 
-  const Reduction<M>& reduction() const { return red_; }
+  // The model searched: m through the reductions that apply.
+  const Reduced<M>& reduced() const { return rm_; }
 
   // The path the search took from its start to state id (under BFS a
   // shortest one), on concrete states: where the store holds keys, each
@@ -179,7 +181,7 @@ class Search {
     std::vector<std::uint32_t> path;
     for (std::uint32_t i = id; i != StateStore::kNone; i = store_->parent(i)) path.push_back(i);
     Counterexample<State> cx;
-    if (red_.keyed() || !store_->keeps_states()) {
+    if (rm_.keyed() || !store_->keeps_states()) {
       cx.states.push_back(start_state_);
       for (std::size_t k = path.size() - 1; k > 0; --k) step_to_key(cx, path[k - 1], -1);
       return cx;
@@ -199,7 +201,7 @@ class Search {
                                    const std::vector<int>& actors = {}, std::size_t* base = nullptr) const {
     Counterexample<State> cx = path_to(walk.front());
     if (base) *base = cx.steps.size();
-    key_path::along(m_, red_, cx, walk, loop, actors, !red_.keyed() && store_->keeps_states(),
+    key_path::along(rm_, cx, walk, loop, actors, !rm_.keyed() && store_->keeps_states(),
                     [&](std::uint32_t id, const State& k) { return store_->is(id, k.b.data(), hash_of(k)); });
     return cx;
   }
@@ -209,7 +211,7 @@ class Search {
   // one is given) whose successor's key is stored state `want`: a stored
   // edge followed on concrete states.
   void step_to_key(Counterexample<State>& cx, std::uint32_t want, int actor) const {
-    key_path::step_to(m_, red_, cx, [&](const State& k) { return store_->is(want, k.b.data(), hash_of(k)); }, actor);
+    key_path::step_to(rm_, cx, [&](const State& k) { return store_->is(want, k.b.data(), hash_of(k)); }, actor);
   }
 
   using Clock = std::chrono::steady_clock;
@@ -285,13 +287,12 @@ class Search {
     const bool fifo = opt_.bfs;
     State cur;
     std::uint32_t id;
-    State start = start_state_;
-    red_.key(start);
+    const State start = rm_.keyed(start_state_);
     visit(obs, start, hash_of(start), StateStore::kNone, 0, id);
     if (obs.done()) return StopReason::AllViolated;
     std::vector<std::uint32_t> stack{0};  // depth-first
     std::size_t next = 0;                 // breadth-first: the next id to expand
-    Reduction<M> by_level = red_;         // breadth-first: decides, red_ counts
+    Reduced<M> by_level = rm_;            // breadth-first: decides, rm_ counts
     by_level.decide_by_level();
     std::uint32_t level = 0;
     std::size_t level_end = 1;  // breadth-first: the first id past the level expanding
@@ -309,8 +310,8 @@ class Search {
       }
       const std::uint32_t d = plain_->depth(cid);
       if (fifo && d > level) {  // a level ends
-        red_.end_level();
-        by_level.follow(red_);
+        rm_.end_level();
+        by_level.follow(rm_);
         level = d;
         level_end = plain_->size();
       }
@@ -319,26 +320,25 @@ class Search {
       }
       std::memcpy(cur.b.data(), plain_->get(cid), m_.state_bytes());
       if (lim.max_depth && d >= lim.max_depth &&
-          origin::left_at_bound(m_, red_, cur, [&](const State& k) { return plain_->contains(k.b.data(), hash_of(k)); })) {
+          origin::left_at_bound(rm_, cur, [&](const State& k) { return plain_->contains(k.b.data(), hash_of(k)); })) {
         truncated = true;
         continue;
       }
       succ_.clear();
-      m_.for_each_successor(cur, [&](const Step& st, const State& next_state) {
+      rm_.for_each_successor(cur, [&](const Step& st, const State& next_state) {
         succ_.push_back({next_state, 0, st.actor, st, kUnlooked});
         Succ& x = succ_.back();
-        red_.key(x.next);
         x.hash = hash_of(x.next);
         plain_->prefetch(x.hash);
       });
-      if (red_.por()) {
+      if (rm_.por()) {
         if (fifo)
-          red_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
+          rm_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
             const std::uint32_t i = plain_->lookup(x.next.b.data(), x.hash);
             return i != StateStore::kNone && i < level_end;
           }));
         else
-          red_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
+          rm_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
       }
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
@@ -361,7 +361,7 @@ class Search {
       if (obs.done()) return StopReason::AllViolated;
       if (stop_states) return memory_full_ ? StopReason::Memory : StopReason::MaxStates;
     }
-    if (fifo) red_.end_level();
+    if (fifo) rm_.end_level();
     return truncated ? StopReason::MaxDepth : StopReason::Complete;
   }
 
@@ -389,7 +389,7 @@ class Search {
 
   const M& m_;
   const SearchOptions opt_;  // a copy: a Search may outlive the options it was given
-  Reduction<M> red_;
+  Reduced<M> rm_;  // the model searched: m_ through the reductions
   std::unique_ptr<VisitedStore> store_;
   StateStore* plain_ = nullptr;  // store_, when it is the plain store (depth-first search's)
   DiskStore* disk_ = nullptr;    // store_, when it is the disk or bitstate store

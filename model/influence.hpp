@@ -1,6 +1,6 @@
 // model/influence: what a model's steps, guards and properties read, declared
 // per schema variable (all copies of a variable together). It is the ground
-// for two reductions of the explorer (explorer/reduction.hpp):
+// for two reductions of the explorer (explorer/reduced_model.hpp):
 //   - property slicing (cone of influence): a variable that neither a guard,
 //     finished(), nor a selected property reads, and that flows into none of
 //     those, is not stored;

@@ -163,7 +163,7 @@ class Schema {
   const std::string& place_name(int place) const { return places_.at(std::size_t(place)).name; }
   int place_copies(int place) const { return places_.at(std::size_t(place)).copies; }
 
-  // For the reductions (explorer/reduction.hpp). A mask over the state's
+  // For the reductions (explorer/reduced_model.hpp). A mask over the state's
   // bytes that clears every copy of the variables not kept (keep: by id).
   std::vector<std::uint8_t> keep_mask(const std::vector<bool>& keep) const;
   // Where a block's copies lie: copy c's bytes are [base + c * rec, base +

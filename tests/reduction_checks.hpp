@@ -1,5 +1,5 @@
 // Checks of a model's reduction hooks against the model itself
-// (explorer/reduction.hpp), shared by the models' tests: along random
+// (explorer/reduced_model.hpp), shared by the models' tests: along random
 // walks, the influence declaration (slicing), the symmetry (permuting the
 // block's copies commutes with every step and keeps every property) and the
 // actor futures and footprints (partial-order reduction).
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "explorer/checks.hpp"
-#include "explorer/reduction.hpp"
+#include "explorer/reduced_model.hpp"
 #include "tests/model_steps.hpp"
 
 namespace blkmc::testing {

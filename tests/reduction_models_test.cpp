@@ -1,5 +1,5 @@
 // The reduction hooks of the inflight, workqueue and integrity models
-// (explorer/reduction.hpp) against their own steps, and the verdicts,
+// (explorer/reduced_model.hpp) against their own steps, and the verdicts,
 // maxima and traces with and without each reduction, over random small
 // parameters (as tests/reduction_test.cpp does for tags).
 #include <doctest/doctest.h>

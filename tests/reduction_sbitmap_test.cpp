@@ -1,4 +1,4 @@
-// The sbitmap model's reduction hooks (explorer/reduction.hpp) against its
+// The sbitmap model's reduction hooks (explorer/reduced_model.hpp) against its
 // own steps, and its verdicts with and without each reduction, over random
 // small parameters (every variant, clearing scheme and irq setting).
 #include <doctest/doctest.h>

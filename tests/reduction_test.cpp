@@ -1,10 +1,12 @@
-// The explorer's reductions (explorer/reduction.hpp): each model's hooks
+// The explorer's reductions (explorer/reduced_model.hpp): each model's hooks
 // against its own steps, and the verdicts, maxima and traces with and
 // without each reduction, over random small parameters.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
 #include "app/registry.hpp"
+#include "explorer/reach.hpp"
+#include "explorer/reduced_model.hpp"
 #include "model/tags/tags.hpp"
 #include "tests/model_cases.hpp"
 #include "tests/reduction_checks.hpp"
@@ -55,6 +57,44 @@ TEST_CASE("reduction: tags keeps its verdicts, maxima and traces under every red
   CHECK(rc::check("verdicts with and without reductions", [] {
     const TagsModel m = random_tags();
     check_reduced_verdicts(m, some_props(m.info()), 300000);
+  }));
+}
+
+// The search explores the reduced model: Reduced<M> is a Model of its own,
+// and searching it unreduced is searching M with its quotients (slicing and
+// symmetry): the same states, transitions and ids, on one thread or two.
+// (One Reduced keeps scratch, so the layered search runs on one thread.)
+static_assert(Model<Reduced<TagsModel>>);
+TEST_CASE("reduction: the reduced model, searched as a model, is the search with its quotients") {
+  CHECK(rc::check("Search<Reduced<M>> unreduced and Search<M> with slicing and symmetry", [] {
+    const TagsModel m = random_tags();
+    const std::vector<int> props = some_props(m.info());
+    const int prop = props.front();
+    SearchOptions opt;
+    opt.progress = false;
+    opt.props = props;
+    opt.limits.max_states = 200000;
+    opt.bfs = *rc::gen::arbitrary<bool>();
+    opt.threads = *rc::gen::inRange(1, 3);
+    opt.reduce = ReduceOptions{true, true, false};
+    auto violating = [&](const TagsModel::State& s) { return m.violates(prop, s); };
+    Search<TagsModel> direct(m, opt);
+    FindState<TagsModel, decltype(violating)> a(violating);
+    const StopReason ra = direct.run(a);
+
+    const Reduced<TagsModel> rm(m, opt.reduce, props, false);
+    SearchOptions plain = opt;
+    plain.reduce = ReduceOptions::none();
+    plain.threads = 1;
+    Search<Reduced<TagsModel>> layered(rm, plain);
+    FindState<Reduced<TagsModel>, decltype(violating)> b(violating);
+    const StopReason rb = layered.run(b);
+
+    RC_ASSERT(ra == rb);
+    RC_ASSERT(a.found == b.found);
+    RC_ASSERT(direct.stats().states == layered.stats().states);
+    RC_ASSERT(direct.stats().transitions == layered.stats().transitions);
+    RC_ASSERT(direct.stats().reduction == rm.stats().summary);
   }));
 }
 

@@ -122,7 +122,7 @@ class InflightModel : public SchemaModel<InflightModel> {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
-  // --- for the reductions (explorer/reduction.hpp) ---
+  // --- for the reductions (explorer/reduced_model.hpp) ---
   // What each variable is computed from, what the guards and properties read.
   Influence influence() const;
   // The submitters are interchangeable where the reader sums counters (no

@@ -139,7 +139,7 @@ class IntegrityModel : public SchemaModel<IntegrityModel> {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
-  // --- for the reductions (explorer/reduction.hpp) ---
+  // --- for the reductions (explorer/reduced_model.hpp) ---
   // What each variable is computed from, what the guards and properties
   // read. No symmetry: the bios are the levels of one stack (each has its
   // own parent and end_io), the two buffers belong to the two pieces, and

@@ -136,7 +136,7 @@ class SbitmapModel : public SchemaModel<SbitmapModel> {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
-  // --- for the reductions (explorer/reduction.hpp) ---
+  // --- for the reductions (explorer/reduced_model.hpp) ---
   // What each variable is computed from, what the guards and properties read.
   Influence influence() const;
   // The tasks are interchangeable for every property (none names a task).

@@ -126,7 +126,7 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
-  // For property slicing (explorer/reduction.hpp): the property ghosts
+  // For property slicing (explorer/reduced_model.hpp): the property ghosts
   // (err, wait, wait_ticks, expired_wait, fair_svc) are written from the
   // rest of the state and read only by their properties; every other
   // variable counts as read by a guard, so it is kept whatever is checked.

@@ -64,7 +64,7 @@ class TagsModel : public SchemaModel<TagsModel> {
   std::string actor_name(int actor) const;
   Footprint footprint(const State& s, const Step& step) const;
 
-  // --- for the reductions (explorer/reduction.hpp) ---
+  // --- for the reductions (explorer/reduced_model.hpp) ---
   // What each variable is computed from, what the guards and properties read.
   Influence influence() const;
   // The submitters are interchangeable for every property (none names one).

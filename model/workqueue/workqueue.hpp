@@ -175,7 +175,7 @@ class WorkqueueModel : public SchemaModel<WorkqueueModel> {
   nlohmann::json state_json(const State& s) const;
   std::string summary(const State& s) const;
 
-  // --- for the reductions (explorer/reduction.hpp) ---
+  // --- for the reductions (explorer/reduced_model.hpp) ---
   // What each variable is computed from, what the guards read. Every
   // variable is a guard's or flows into one (round into gc's pc, need_write
   // into the journal io), so slicing stores everything.
