@@ -127,7 +127,7 @@ struct Bypass : ToyBase<Bypass, ByteState<4>> {
     bool busy = false;
     for (int i = 0; i < streams; ++i) {
       State nx = s;
-      nx.b[std::size_t(1 + i)] ^= 1;
+      nx.b.at(std::size_t(1 + i)) ^= 1;  // at(): streams <= 3 < capacity
       busy = busy || s.b[std::size_t(1 + i)];
       emit(mkstep(i, TOGGLE), nx);
     }
