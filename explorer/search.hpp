@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -116,10 +117,13 @@ class Search {
                                                                  : StateStore::kNone,
                                           StateStore::kNone - 1);
     start_ = last_progress_ = Clock::now();
-    // One thread into the plain store needs no levels: the store is the
-    // queue, and find-or-put is one table probe (see sequential()).
-    const bool one_thread = !opt_.bfs || (plain_ && opt_.threads <= 1 && !opt_.level_batch);
-    const StopReason r = one_thread ? sequential(obs) : disk_ ? disk_levels(obs) : levels(obs);
+    // One thread into a store in memory needs no levels: the store is the
+    // queue (see sequential()); into the plain store find-or-put is one
+    // table probe.
+    const bool one_thread = !opt_.bfs || (!disk_ && opt_.threads <= 1 && !opt_.level_batch);
+    const StopReason r = one_thread ? (plain_ ? sequential(obs, *plain_) : sequential(obs, *store_))
+                         : disk_    ? disk_levels(obs)
+                                    : levels(obs);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
     return r;
   }
@@ -275,15 +279,18 @@ class Search {
     return lg;
   }
 
-  // On one thread into the plain store: depth-first (a LIFO worklist), or
+  // On one thread into a store in memory (Store: the plain StateStore, or
+  // any VisitedStore): depth-first (a LIFO worklist, plain only), or
   // breadth-first, where the store is the queue (ids are insertion order)
-  // and each successor is found or put with one probe. Breadth-first, it
+  // and each successor is found or put (with one probe into the plain
+  // store). Breadth-first, it
   // stores, numbers and reports what the level search does on any number
   // of threads: the same origin order, the same stops, and the partial-order
   // reduction's proviso (stored before this level began) and give-up
   // decided per level as there.
-  template <class Obs>
-  StopReason sequential(Obs& obs) {
+  template <class Obs, class Store>
+  StopReason sequential(Obs& obs, Store& store) {
+    constexpr bool plain = std::is_same_v<Store, StateStore>;
     const bool fifo = opt_.bfs;
     State cur;
     std::uint32_t id;
@@ -300,7 +307,7 @@ class Search {
     bool truncated = false;
     const auto& lim = opt_.limits;
     const bool edges = obs.wants_edges();
-    while (fifo ? next < plain_->size() : !stack.empty()) {
+    while (fifo ? next < store.size() : !stack.empty()) {
       std::uint32_t cid;
       if (fifo) {
         cid = std::uint32_t(next++);
@@ -308,19 +315,20 @@ class Search {
         cid = stack.back();
         stack.pop_back();
       }
-      const std::uint32_t d = plain_->depth(cid);
+      const std::uint32_t d = store.depth(cid);
       if (fifo && d > level) {  // a level ends
         rm_.end_level();
         by_level.follow(rm_);
         level = d;
-        level_end = plain_->size();
+        level_end = store.size();
       }
       if ((++expanded & 255) == 0) {
         if (auto r = check_clock_and_memory(fifo ? int(level) : -1)) return *r;
       }
-      std::memcpy(cur.b.data(), plain_->get(cid), m_.state_bytes());
+      if constexpr (plain) std::memcpy(cur.b.data(), store.get(cid), m_.state_bytes());
+      else store.load(cid, cur.b.data());
       if (lim.max_depth && d >= lim.max_depth &&
-          origin::left_at_bound(rm_, cur, [&](const State& k) { return plain_->contains(k.b.data(), hash_of(k)); })) {
+          origin::left_at_bound(rm_, cur, [&](const State& k) { return store.contains(k.b.data(), hash_of(k)); })) {
         truncated = true;
         continue;
       }
@@ -329,26 +337,30 @@ class Search {
         succ_.push_back({next_state, 0, st.actor, st, kUnlooked});
         Succ& x = succ_.back();
         x.hash = hash_of(x.next);
-        plain_->prefetch(x.hash);
+        store.prefetch(x.hash);
       });
       if (rm_.por()) {
         if (fifo)
           rm_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
-            const std::uint32_t i = plain_->lookup(x.next.b.data(), x.hash);
+            const std::uint32_t i = store.lookup(x.next.b.data(), x.hash);
             return i != StateStore::kNone && i < level_end;
           }));
         else
-          rm_.reduce(cur, succ_, [&](const Succ& x) { return plain_->contains(x.next.b.data(), x.hash); });
+          rm_.reduce(cur, succ_, [&](const Succ& x) { return store.contains(x.next.b.data(), x.hash); });
       }
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
       for (const auto& [next_state, h, actor, step, looked] : succ_) {
         // At a limit, states already stored still count as explored.
-        const bool at_states = plain_->size() >= max_states_;
-        const bool at_memory =
-            lim.memory_bytes && plain_->memory_after_insert() + obs.memory_bytes() > lim.memory_bytes;
-        if ((at_states || at_memory) && !plain_->contains(next_state.b.data(), h)) {
+        const bool at_states = store.size() >= max_states_;
+        std::size_t after = 0;
+        if (lim.memory_bytes) {
+          if constexpr (plain) after = store.memory_after_insert();
+          else after = store.memory_after_reserve(1);
+        }
+        const bool at_memory = lim.memory_bytes && after + obs.memory_bytes() > lim.memory_bytes;
+        if ((at_states || at_memory) && !store.contains(next_state.b.data(), h)) {
           memory_full_ = !at_states;
           stop_states = true;
           break;

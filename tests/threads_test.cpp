@@ -1,7 +1,8 @@
 // Breadth-first search on several threads (explorer/level_search.hpp): the
 // same ids, counts, verdicts, maxima and traces as on one thread, whatever
 // the batch size and the store (plain, tree-compressed, or hash compaction,
-// which omits nothing in spaces this small), and, without reductions, the same stored states and stop
+// which omits nothing in spaces this small, on either side: one thread
+// searches each of them without levels), and, without reductions, the same stored states and stop
 // points as a plain one-thread breadth-first search written here.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
@@ -33,6 +34,9 @@ TEST_CASE("threads: every model gives the same results on 1 to 4 threads and eit
     opt.bfs = true;
     opt.limits.max_states = *rc::gen::element<std::uint64_t>(0, 500, 20000, 150000);
     if (*rc::gen::arbitrary<bool>()) opt.reduce = ReduceOptions::all();
+    // One thread searches any store in memory without levels (sequential).
+    opt.store = *rc::gen::element(StoreKind::Plain, StoreKind::Tree, StoreKind::HashCompact);
+    const StoreKind one_store = opt.store;
     CheckOutcome one;
     try {
       one = mh->check(variant, p, props, opt);
@@ -43,7 +47,7 @@ TEST_CASE("threads: every model gives the same results on 1 to 4 threads and eit
     opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 7, 100, 1000);
     opt.store = *rc::gen::element(StoreKind::Plain, StoreKind::Tree, StoreKind::HashCompact);
     const CheckOutcome many = mh->check(variant, p, props, opt);
-    RC_LOG() << "threads " << opt.threads << " batch " << opt.level_batch << " max states "
+    RC_LOG() << "one thread: store " << to_string(one_store) << "; threads " << opt.threads << " batch " << opt.level_batch << " max states "
              << opt.limits.max_states << " store " << to_string(opt.store) << '\n';
     RC_ASSERT(search_difference(one, many) == "");
   });
