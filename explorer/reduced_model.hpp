@@ -63,7 +63,9 @@ struct ReductionStats {
   bool gave_up = false;             // fewer than 1 in 50 of the first 50,000 had one: stopped trying
 };
 
-// Symmetry and the ample sets keep scratch: each thread uses its own copy.
+// Keying a successor, symmetry and the ample sets use scratch held here:
+// each thread uses its own copy, and an emit of for_each_successor does not
+// call it again on the same copy.
 template <Model M>
 class Reduced {
  public:
