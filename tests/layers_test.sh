@@ -38,5 +38,13 @@ for f in $(find model -name '*.hpp' -o -name '*.cpp' | sort); do
   hits=$(grep -nE '\.b\[' "$f" || true)
   if [[ -n $hits ]]; then echo "FAIL: raw state offset in $f:"; echo "$hits"; fail=1; fi
 done
+# The searches explore the reduced model (explorer/reduced_model.hpp): no
+# loop keys a state itself or expands the model under it, but for the one
+# concrete step Search::step_between takes when it rebuilds a path.
+loops="explorer/search.hpp explorer/level_search.hpp explorer/disk_search.hpp explorer/distributed_search.hpp explorer/level_replay.hpp"
+hits=$(grep -nE '\.key\(' $loops || true)
+if [[ -n $hits ]]; then echo "FAIL: a search keys states itself:"; echo "$hits"; fail=1; fi
+hits=$(grep -nE '\bm_\.for_each_successor' $loops | grep -v '^explorer/search.hpp:.*(from, ' || true)
+if [[ -n $hits ]]; then echo "FAIL: a search expands the model under the reductions:"; echo "$hits"; fail=1; fi
 ((fail)) && exit 1
-echo "layers: model/ includes nothing above it; model names only in app/registry.cpp"
+echo "layers: model/ includes nothing above it; model names only in app/registry.cpp; the searches expand the reduced model"
