@@ -493,7 +493,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   const bool capped = opt_.limits.max_depth && depth >= opt_.limits.max_depth;
   // The parent's rank decides with the owners' answers: the proviso of the
   // partial-order reduction, and whether a parent at the depth bound is cut.
-  const bool ask = (rm_.por() && !rm_.stats().gave_up) || capped;
+  const bool ask = (rm_.por() && !rm_.gave_up()) || capped;
   const auto l0 = std::uint32_t(std::lower_bound(gid_.begin(), gid_.end(), std::uint32_t(b)) - gid_.begin());
   const auto l1 = std::uint32_t(std::lower_bound(gid_.begin(), gid_.end(), std::uint32_t(e)) - gid_.begin());
   const std::size_t np = l1 - l0;

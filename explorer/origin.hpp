@@ -30,13 +30,14 @@ constexpr std::uint32_t parent(std::uint64_t o) { return std::uint32_t(o >> kSuc
 // is of that parent or an earlier one.
 constexpr std::uint64_t last_of(std::uint64_t parent) { return of(parent, (std::size_t(1) << kSuccBits) - 1); }
 
-// Whether s, at the depth bound, is left: some successor (a key, in the
-// reduced model m) is not stored (stored(key)).
-template <class M, class Stored>
-bool left_at_bound(const M& m, const typename M::State& s, Stored&& stored) {
+// Whether s, at the depth bound, is left: some successor's key (rm: the
+// reduced model) is not stored (stored(key)). Successors after the first
+// such one are not keyed.
+template <class RM, class Stored>
+bool left_at_bound(const RM& rm, const typename RM::State& s, Stored&& stored) {
   bool left = false;
-  m.for_each_successor(s, [&](const Step&, const typename M::State& next) {
-    if (!left) left = !stored(next);
+  rm.base().for_each_successor(s, [&](const Step&, const typename RM::State& next) {
+    if (!left) left = !stored(rm.keyed(next));
   });
   return left;
 }

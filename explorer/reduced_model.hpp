@@ -76,7 +76,7 @@ class Reduced {
   // props: the selected properties (empty: all); depth_bounded: a --max-depth
   // search, where ample sets could hide states behind the bound.
   Reduced(const M& m, const ReduceOptions& opt, std::vector<int> props, bool depth_bounded)
-      : m_(m), sym_(m), ample_(m) {
+      : m_(m), sym_(m), ample_(m), used_(padded_bytes(m.state_bytes())) {
     const auto& pinfo = m.info().props;
     if (props.empty())
       for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
@@ -149,6 +149,7 @@ class Reduced {
   void count(Outcome o) { ample_.count(o); }
   void count(std::uint64_t ample, std::uint64_t full) { ample_.count(ample, full); }
   void end_level() { ample_.end_level(); }
+  bool gave_up() const { return ample_.gave_up(); }
   void follow(const Reduced& master) { ample_.follow(master.ample_); }
 
   ReductionStats stats() const {
@@ -163,7 +164,6 @@ class Reduced {
  private:
   // The layers o asks for and the model supports, in the order they apply.
   void stack(const ReduceOptions& o, const std::vector<int>& props, bool depth_bounded) {
-    used_ = padded_bytes(m_.state_bytes());
     if constexpr (HasInfluence<M>) {
       if (o.slice) {
         // Past kMaxVars elements footprints mark everything: no kept set.
@@ -206,7 +206,7 @@ class Reduced {
   Symmetry<M> sym_;
   AmpleSets<M> ample_;
   std::vector<std::string> notes_;
-  std::size_t used_ = 0;         // the bytes of a state that carry data
+  std::size_t used_;             // the bytes of a state that carry data
   mutable State scratch_{};      // a successor being keyed
 };
 
