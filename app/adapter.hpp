@@ -2,18 +2,14 @@
 // turns its counterexamples into traces.
 #pragma once
 
-#include <bitset>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "app/registry.hpp"
 #include "app/state_graph.hpp"
-#include "explorer/reach.hpp"
 
 namespace blkmc {
 
@@ -42,10 +38,6 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
   return t;
 }
 
-template <class M>
-void replay_starvation(const M& m, int prop, const Trace& t,
-                       const std::vector<typename M::State>& states, ReplayResult& r);
-
 // Replays a trace in model m; the trace's names are already resolved (prop
 // is the index of its property; a maximize trace's bound comes from its
 // property field, NAME<=K).
@@ -55,13 +47,9 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   const auto& info = m.info();
   const PropKind kind = info.props.at(std::size_t(prop)).kind;
   const std::string& pname = info.props[std::size_t(prop)].name;
+  checks::with_kind<M>(kind, [&]<class K>(std::type_identity<K>) { K::usable(m, prop); });
   std::optional<int> bound;
   if (kind_info(kind).measured) {
-    if constexpr (!HasMeasure<M>)
-      throw UsageError(
-          fmt::format("model {}: property {} is a maximize property but the model "
-                      "has no measure(prop, state)",
-                      info.name, pname));
     const PropSpec spec = parse_prop_spec(info, t.property);
     if (spec.index != prop)
       throw UsageError(fmt::format("trace property {} is not {}", t.property, pname));
@@ -79,11 +67,6 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   if ((t.stuck || t.loop) && !kind_info(kind).on_graph)
     throw UsageError(fmt::format("malformed trace: '{}' belongs to progress and starvation traces, not to {}",
                                  t.loop ? "loop" : "stuck", pname));
-  if (kind == PropKind::Starvation && !HasPending<M>)
-    throw UsageError(
-        fmt::format("model {}: property {} is a starvation property but the model "
-                    "has no pending(prop, state)",
-                    info.name, pname));
   ReplayResult r;
   State s = m.initial(), next;
   std::vector<State> states{s};
@@ -112,119 +95,10 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     s = next;
     states.push_back(s);
   }
-  if (kind == PropKind::Progress) {
-    const std::size_t n = t.steps.size(), k = t.loop ? std::size_t(*t.loop) : n;
-    const std::size_t j = t.stuck ? std::size_t(*t.stuck) : k;
-    if (std::memcmp(states[k].b.data(), s.b.data(), m.state_bytes()) != 0)
-      throw TraceMismatch(fmt::format(
-          "the loop does not close: the state after step {} differs from the one after step {}",
-          n, k));
-    bool any = false;
-    m.for_each_successor(states[k], [&](const Step&, const State&) { any = true; });
-    // Markers, inserted from the back so the earlier positions stay valid.
-    r.story.insert(r.story.begin() + std::ptrdiff_t(2 * k),
-                   k < n ? fmt::format("      ---- steps {}..{} repeat forever ----", k + 1, n)
-                   : any ? std::string("      ---- the trace ends here ----")
-                         : std::string("      ---- no step is enabled: deadlock ----"));
-    r.story.insert(r.story.begin() + std::ptrdiff_t(2 * j),
-                   "      ---- stuck from here: no finished state is reachable ----");
-    constexpr std::size_t kReplayBound = std::size_t(1) << 20;
-    const std::optional<bool> stuck = stuck_from(m, states[j], kReplayBound);
-    if (!stuck)
-      r.story.push_back(fmt::format("      (undecided: more than {} states lie beyond the stuck "
-                                    "state)",
-                                    kReplayBound));
-    r.reproduced = stuck.value_or(false);
-  } else if (kind == PropKind::Deadlock) {
-    bool any = false;
-    m.for_each_successor(s, [&](const Step&, const State&) { any = true; });
-    r.reproduced = !any && !m.finished(s);
-  } else if (kind == PropKind::Maximize) {
-    if constexpr (HasMeasure<M>) {
-      const int v = m.measure(prop, s);
-      if (bound) {
-        r.reproduced = v > *bound;
-        r.story.push_back(fmt::format("      ---- {} = {} at the end: {} {} ----", pname, v,
-                                      r.reproduced ? "above the bound" : "within the bound",
-                                      *bound));
-        r.verdict_line =
-            r.reproduced
-                ? fmt::format("{} is violated ({} = {} > {})", t.property, pname, v, *bound)
-                : fmt::format("{} holds at the end ({} = {})", t.property, pname, v);
-      } else {
-        r.reproduced = v == *t.value;
-        r.story.push_back(fmt::format(
-            "      ---- {} = {} at the end (the recorded maximum: {}) ----", pname, v, *t.value));
-        r.verdict_line = r.reproduced
-                             ? fmt::format("{} reaches its maximum {}", pname, v)
-                             : fmt::format("{} is {} at the end, not the recorded maximum {}",
-                                           pname, v, *t.value);
-      }
-    }
-  } else if (kind == PropKind::Starvation) {
-    if constexpr (HasPending<M>) replay_starvation(m, prop, t, states, r);
-  } else {
-    r.reproduced = m.violates(prop, s);
-  }
+  checks::with_kind<M>(kind, [&]<class K>(std::type_identity<K>) {
+    K::judge(checks::Replayed<M>{m, prop, pname, t, bound, states}, r);
+  });
   return r;
-}
-
-// The checks of a starvation lasso (see replay_in): the loop closes and has
-// a step, every state from "stuck" on is pending, and the loop is weakly
-// fair: every actor enabled in all of its states steps in it.
-template <class M>
-void replay_starvation(const M& m, int prop, const Trace& t,
-                       const std::vector<typename M::State>& states, ReplayResult& r) {
-  using State = typename M::State;
-  const std::string& pname = m.info().props[std::size_t(prop)].name;
-  const std::size_t n = t.steps.size();
-  if (!t.loop) throw TraceMismatch("a starvation trace needs a loop");
-  const std::size_t k = std::size_t(*t.loop), j = t.stuck ? std::size_t(*t.stuck) : k;
-  if (k >= n) throw TraceMismatch("the loop of a starvation trace needs at least one step");
-  if (j > k) throw TraceMismatch("a starvation trace's stuck index lies after its loop start");
-  if (std::memcmp(states[k].b.data(), states[n].b.data(), m.state_bytes()) != 0)
-    throw TraceMismatch(fmt::format(
-        "the loop does not close: the state after step {} differs from the one after step {}", n,
-        k));
-  std::optional<std::size_t> not_pending;
-  for (std::size_t i = j; i <= n && !not_pending; ++i)
-    if (!m.pending(prop, states[i])) not_pending = i;
-  std::bitset<256> enabled_all, moved;
-  enabled_all.set();
-  for (std::size_t i = k; i < n; ++i) {
-    std::bitset<256> en;
-    m.for_each_successor(states[i], [&](const Step& st, const State&) { en.set(st.actor); });
-    enabled_all &= en;
-    moved.set(std::size_t(t.steps[i].actor));
-  }
-  std::vector<std::string> always, starved;
-  for (std::size_t a = 0; a < 256; ++a)
-    if (enabled_all[a]) {
-      always.push_back(m.actor_name(int(a)));
-      if (!moved[a]) starved.push_back(m.actor_name(int(a)));
-    }
-  r.story.insert(
-      r.story.begin() + std::ptrdiff_t(2 * k),
-      fmt::format("      ---- steps {}..{} repeat forever; enabled throughout: {}; {} ----",
-                  k + 1, n, always.empty() ? "none" : fmt::format("{}", fmt::join(always, ", ")),
-                  starved.empty()
-                      ? "each of them steps in the loop (weakly fair)"
-                      : "never stepping: " + fmt::format("{}", fmt::join(starved, ", "))));
-  r.story.insert(r.story.begin() + std::ptrdiff_t(2 * j),
-                 fmt::format("      ---- {} is pending from here on ----", pname));
-  if (not_pending) {
-    r.verdict_line = fmt::format(
-        "{}: the state {} is not pending", pname,
-        *not_pending ? fmt::format("after step {}", *not_pending) : std::string("at the start"));
-  } else if (!starved.empty()) {
-    r.verdict_line =
-        fmt::format("{}: the loop is not weakly fair ({} enabled throughout, never steps)", pname,
-                    fmt::format("{}", fmt::join(starved, ", ")));
-  } else {
-    r.reproduced = true;
-    r.verdict_line =
-        fmt::format("{} is violated: a weakly fair cycle keeps it pending forever", pname);
-  }
 }
 
 template <ReportedModel M>

@@ -80,7 +80,7 @@ void flatten(const json& v, const std::string& path, Rows& out) {
 struct Marks {
   int violating = -1;             // step index (1-based), -1: none
   std::optional<int> stuck, loop;  // as in the trace
-  PropKind kind = PropKind::Invariant;
+  PropKind kind{};  // the property's (its kind_info row marks the page)
 };
 
 std::string function_and_effect(const std::string& text) {
@@ -134,7 +134,7 @@ std::string msc_svg(const Trace& t, const Marks& mk) {
         y + 4, i, function_and_effect(s.text));
   }
   // A lasso: the stuck point and the loop.
-  const bool starvation = mk.kind == PropKind::Starvation;
+  const bool starvation = kind_info(mk.kind).per_actor;  // a weakly fair cycle
   if (mk.stuck) {
     const int y = row_y(*mk.stuck) + rh / 2;
     o += fmt::format("<line class=\"stuck\" x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", y, width, y);

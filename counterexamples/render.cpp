@@ -47,8 +47,9 @@ std::string render_msc(const Trace& t, int column_width, PropKind kind) {
   rule.pop_back();
   out += '\n' + rule + '\n';
   // Progress lassos: where the hang becomes certain, where the cycle starts.
-  // Starvation lassos: where the request becomes pending for good.
-  const bool starvation = kind == PropKind::Starvation;
+  // Lassos of a kind judged per actor (starvation: a weakly fair cycle):
+  // where the request becomes pending for good.
+  const bool starvation = kind_info(kind).per_actor;
   auto marks = [&](int after) {
     if (t.stuck && *t.stuck == after)
       out += starvation ? fmt::format("      ==== {} is pending from here on\n", t.property)
@@ -74,7 +75,7 @@ std::string render_msc(const Trace& t, int column_width, PropKind kind) {
     }
   }
   marks(i);
-  if (kind == PropKind::Maximize)
+  if (kind_info(kind).measured)
     out += t.value ? fmt::format("      ==== {} = {} here: the maximum\n", t.property, *t.value)
                    : fmt::format("      ==== {} is exceeded here\n", t.property);
   return out;

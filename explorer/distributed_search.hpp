@@ -31,7 +31,7 @@
 // id (the new ones once numbered), and each rank sends rank 0 the edges of
 // its parents below the cut (with each parent's finished(), each new
 // state's pending()): rank 0 holds the edge log, as one process would, and
-// decides with the one-process graph check (checks::Graph); the walks of
+// decides with the one-process graph check (PropertyChecks::find); the walks of
 // its findings are broadcast and every rank helps rebuild their traces.
 //
 // Not distributed: the compact stores, and the re-search for shortest
@@ -65,7 +65,6 @@ class DistributedSearch {
         c_(*opt.cluster),
         rm_(m, opt.reduce, opt.props, opt.limits.max_depth != 0),
         checks_(m, opt),
-        graph_(checks_.graph()),
         store_(m.state_bytes()),
         start_state_(m.initial()),
         len_(m.state_bytes()) {
@@ -74,7 +73,7 @@ class DistributedSearch {
       throw UsageError(fmt::format("a distributed search keeps every state on its owner rank; the {} store "
                                    "is for one process",
                                    to_string(opt.store)));
-    if (graph_.active() && rm_.por())
+    if (checks_.graph_active() && rm_.por())
       throw std::logic_error("distributed search: partial-order reduction with an edge log");
   }
 
@@ -166,7 +165,7 @@ class DistributedSearch {
     if (g_interrupted) code = 3;
     else if (opt_.limits.seconds > 0 && el >= opt_.limits.seconds) code = 2;
     else if (opt_.limits.memory_bytes &&
-             store_.memory_after_insert() + graph_.edges.memory_bytes() > opt_.limits.memory_bytes)
+             store_.memory_after_insert() + checks_.edges().memory_bytes() > opt_.limits.memory_bytes)
       code = 1;
     code = c_.max(code);
     if (opt_.progress && c_.rank() == 0 &&
@@ -197,8 +196,8 @@ class DistributedSearch {
   // The largest measure of each maximize slot among reps below cut, and its
   // smallest id, folded into the checks on every rank.
   void fold_maxima(const std::vector<Rep>& reps, std::uint64_t cut) {
-    if (checks_.maxima() == 0) return;
-    std::vector<std::uint64_t> best(checks_.maxima(), kNever);
+    if (checks_.bests() == 0) return;
+    std::vector<std::uint64_t> best(checks_.bests(), kNever);
     State s{};
     for (const Rep& r : reps) {
       if (r.id >= cut) break;
@@ -276,14 +275,13 @@ class DistributedSearch {
   }
 
   // Rank 0's graph findings, for the others to help build their traces.
-  using Finding = typename checks::Graph<M>::Finding;
+  using Finding = checks::Finding;
   static Bytes encode(const std::vector<Finding>& found) {
     Bytes b;
     append(b, std::uint64_t(found.size()));
     for (const Finding& f : found) {
       append(b, std::uint64_t(f.k));
       append(b, f.prop);
-      append(b, std::uint8_t(f.starvation));
       append(b, std::uint8_t(f.verdict));
       append(b, std::uint64_t(f.loop));
       append(b, std::uint64_t(f.walk.size()));
@@ -304,14 +302,12 @@ class DistributedSearch {
     std::vector<Finding> found(n);
     for (Finding& f : found) {
       std::uint64_t k = 0, loop = 0;
-      std::uint8_t starv = 0, verdict = 0;
+      std::uint8_t verdict = 0;
       take(k);
       take(f.prop);
-      take(starv);
       take(verdict);
       take(loop);
       f.k = k;
-      f.starvation = starv != 0;
       f.verdict = Verdict(verdict);
       f.loop = loop;
       take(len);
@@ -329,15 +325,14 @@ class DistributedSearch {
     r.stop = stop;
     r.props.resize(checks_.selected());
     checks_.local_results(stop, [&](std::uint32_t id) { return path_to(id); }, r);
-    if (graph_.active()) {
+    if (checks_.graph_active()) {
       Bytes found;
-      if (c_.rank() == 0) found = encode(graph_.find(stop, n_));
+      if (c_.rank() == 0) found = encode(checks_.find(stop, n_));
       c_.broadcast(found, 0);
-      checks::Graph<M>::traces(m_, decode(found),
-                               [&](const std::vector<std::uint32_t>& walk, std::size_t loop,
-                                   const std::vector<int>& actors,
-                                   std::size_t& base) { return path_along(walk, loop, actors, base); },
-                               r);
+      checks_.traces(decode(found),
+                     [&](const std::vector<std::uint32_t>& walk, std::size_t loop, const std::vector<int>& actors,
+                         std::size_t& base) { return path_along(walk, loop, actors, base); },
+                     r);
     }
     Stats& st = r.stats;
     st.seconds = seconds_;
@@ -345,7 +340,7 @@ class DistributedSearch {
     st.transitions = transitions_;
     st.max_depth = max_depth_;
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
-    std::vector<std::uint64_t> sums{store_.memory_bytes() + graph_.edges.memory_bytes(), peak_rss_bytes()};
+    std::vector<std::uint64_t> sums{store_.memory_bytes() + checks_.edges().memory_bytes(), peak_rss_bytes()};
     c_.sum(sums);
     st.store_bytes = sums[0];
     st.peak_rss_bytes = sums[1];
@@ -374,7 +369,6 @@ class DistributedSearch {
   Cluster& c_;
   Reduced<M> rm_;  // the model searched: m_ through the reductions
   PropertyChecks<M> checks_;  // the selected properties' slots, the same on every rank
-  checks::Graph<M>& graph_;   // checks_'s progress and starvation: the edge log on rank 0
   StateStore store_;               // the states this rank owns, by local index
   std::vector<std::uint32_t> gid_;  // local index -> global id (increasing)
   State start_state_;
@@ -418,31 +412,30 @@ void DistributedSearch<M>::log_edges(const std::vector<Chunk>& chunks, const std
     for (const std::uint8_t* p : parents) {
       const auto gid = read<std::uint32_t>(p);
       const auto n = read<std::uint32_t>(p + 5);
-      graph_.edges.begin_state(gid, p[4] != 0);
+      checks_.edges().begin_state(gid, p[4] != 0);
       for (std::uint32_t k = 0; k < n; ++k)
-        graph_.edges.add_edge(read<std::uint32_t>(p + 9 + 5 * std::size_t(k)), p[13 + 5 * std::size_t(k)]);
-      graph_.edges.end_state(gid);
+        checks_.edges().add_edge(read<std::uint32_t>(p + 9 + 5 * std::size_t(k)), p[13 + 5 * std::size_t(k)]);
+      checks_.edges().end_state(gid);
     }
   }
-  if constexpr (HasPending<M>) {
-    if (graph_.starvation.empty()) return;
-    out.assign(nr, {});
-    State s{};
-    for (const Rep& r : reps) {
-      if (r.id >= cut) break;
-      std::memcpy(s.b.data(), r.key, len_);
-      append(out[0], r.id);
-      for (const auto& sl : graph_.starvation) append(out[0], std::uint8_t(m_.pending(sl.prop, s)));
-    }
-    c_.exchange(out, in);
-    if (c_.rank() != 0) return;
-    const std::size_t rec = 4 + graph_.starvation.size();
-    for (auto& sl : graph_.starvation) sl.pending.resize(cut);
-    for (const Bytes& b : in)
-      for (std::size_t i = 0; i + rec <= b.size(); i += rec)
-        for (std::size_t j = 0; j < graph_.starvation.size(); ++j)
-          graph_.starvation[j].pending[read<std::uint32_t>(b.data() + i)] = b[i + 4 + j] != 0;
+  // The graph kinds' bytes of each new state (starvation: pending()).
+  const std::size_t marks = checks_.marks();
+  if (marks == 0) return;
+  out.assign(nr, {});
+  State s{};
+  for (const Rep& r : reps) {
+    if (r.id >= cut) break;
+    std::memcpy(s.b.data(), r.key, len_);
+    append(out[0], r.id);
+    checks_.marks_of(s, out[0]);
   }
+  c_.exchange(out, in);
+  if (c_.rank() != 0) return;
+  const std::size_t rec = 4 + marks;
+  checks_.resize_marks(cut);
+  for (const Bytes& b : in)
+    for (std::size_t i = 0; i + rec <= b.size(); i += rec)
+      checks_.set_marks(read<std::uint32_t>(b.data() + i), b.data() + i + 4);
 }
 
 template <Model M>
@@ -461,7 +454,7 @@ StopReason DistributedSearch<M>::levels() {
     c_.min(hits);
     for (std::size_t i = 0; i < hits.size(); ++i) checks_.settle(i, hits[i]);
     fold_maxima(reps, 1);
-    if (c_.rank() == 0) graph_.on_new(m_, 0, s);
+    if (c_.rank() == 0) checks_.on_new_graph(0, s);
     n_ = 1;
     if (checks_.done()) return StopReason::AllViolated;
   }
@@ -617,7 +610,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
 
   // 3 merge: one representative per state, with its smallest origin;
   // rep_of: each candidate's (with edges).
-  const bool edges = graph_.active();
+  const bool edges = checks_.graph_active();
   std::vector<Rep> reps;
   std::vector<std::uint32_t> rep_of;
   {
@@ -717,7 +710,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       if (when[i] == kNever) all = false;
       else t_done = std::max(t_done, when[i]);
     }
-    if (!all || graph_.active()) t_done = kNever;  // the graph is decided after the search
+    if (!all || checks_.graph_active()) t_done = kNever;  // the graph is decided after the search
     std::uint64_t code = 0, at = kNever, cut = n_ + fresh;
     if (t_done != kNever && t_done <= t_cap) {
       code = 1;

@@ -674,3 +674,26 @@ TEST_CASE("explorer: progress traces that do not close their loop do not replay"
 }
 
 }  // namespace explorer_test
+
+namespace explorer_test {
+
+// Every property kind has its check class (explorer/check_kinds.hpp), and
+// the class says of itself what kind_info says of the kind: decided on the
+// graph, with actors on the edges where it is judged per actor.
+TEST_CASE("explorer: each property kind's check agrees with its kind_info row") {
+  using blkmc::PropKind;
+  for (const PropKind k : {PropKind::Invariant, PropKind::Deadlock, PropKind::Progress, PropKind::Maximize,
+                           PropKind::Starvation}) {
+    CAPTURE(to_string(k));
+    int found = 0;
+    blkmc::checks::with_kind<Counters>(k, [&]<class K>(std::type_identity<K>) {
+      ++found;
+      CHECK(K::kKind == k);
+      CHECK(K::kOnGraph == blkmc::kind_info(k).on_graph);
+      CHECK(K::kEdgeActors == blkmc::kind_info(k).per_actor);
+    });
+    CHECK(found == 1);
+  }
+}
+
+}  // namespace explorer_test

@@ -46,5 +46,12 @@ hits=$(grep -nE '\.key\(' $loops || true)
 if [[ -n $hits ]]; then echo "FAIL: a search keys states itself:"; echo "$hits"; fail=1; fi
 hits=$(grep -nE '\bm_\.for_each_successor' $loops | grep -v '^explorer/search.hpp:.*(from, ' || true)
 if [[ -n $hits ]]; then echo "FAIL: a search expands the model under the reductions:"; echo "$hits"; fail=1; fi
+# A property kind is its check class (explorer/check_*.hpp) and its line in
+# explorer/check_kinds.hpp: the checks, the searches, replay and the trace
+# renderings ask the kind's class or its kind_info row, never match on it.
+kinds="explorer/checks.hpp explorer/search.hpp explorer/level_search.hpp explorer/disk_search.hpp
+       explorer/distributed_search.hpp app/adapter.hpp app/trace_report.cpp counterexamples/render.cpp"
+hits=$(grep -nE 'PropKind::' $kinds || true)
+if [[ -n $hits ]]; then echo "FAIL: a property kind matched outside its check class:"; echo "$hits"; fail=1; fi
 ((fail)) && exit 1
-echo "layers: model/ includes nothing above it; model names only in app/registry.cpp; the searches expand the reduced model"
+echo "layers: model/ includes nothing above it; model names only in app/registry.cpp; the searches expand the reduced model; no kind switch outside the check classes"
