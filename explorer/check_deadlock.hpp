@@ -30,10 +30,6 @@ class Deadlock : public Kind<M> {
     for (std::size_t j = 0; j < this->slots.size(); ++j)
       if (this->slots[j].violating == StateStore::kNone) hits[j] = std::min(hits[j], std::uint64_t(id) << 32);
   }
-  template <class PathTo>
-  void results(bool complete, PathTo&& path_to, SearchResult<State>& r) const {
-    for (const Slot& sl : this->slots) local_outcome(sl, complete, path_to, r.props[sl.k]);
-  }
 
   static bool stuck(const M& m, const State& s) {
     bool any = false;

@@ -26,10 +26,6 @@ class Invariant : public Kind<M> {
         hits[j] = std::uint64_t(id) << 32;
     }
   }
-  template <class PathTo>
-  void results(bool complete, PathTo&& path_to, SearchResult<State>& r) const {
-    for (const Slot& sl : this->slots) local_outcome(sl, complete, path_to, r.props[sl.k]);
-  }
 
   static bool reaches(const M& m, const PropOutcome<State>& o, const State& s) { return m.violates(o.prop, s); }
   static void judge(const Replayed<M>& t, ReplayResult& r) {

@@ -92,7 +92,7 @@ struct Finding {
 };
 
 // A trace being replayed: the model's states along it (states[0] the
-// initial one), and the story so far (two lines a step).
+// initial one).
 template <class M>
 struct Replayed {
   const M& m;
@@ -102,6 +102,19 @@ struct Replayed {
   std::optional<int> bound;     // NAME<=K of a maximize trace
   const std::vector<typename M::State>& states;
 };
+
+// A state-local slot's outcome: violated with the path to its first
+// violating state, or holding where the search was complete.
+template <class State, class PathTo>
+void local_outcome(const Slot& sl, bool complete, PathTo&& path_to, PropOutcome<State>& o) {
+  o.prop = sl.prop;
+  if (sl.violating != StateStore::kNone) {
+    o.verdict = Verdict::Violated;
+    o.trace = path_to(sl.violating);
+  } else {
+    o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
+  }
+}
 
 template <class M, class SlotT = Slot>
 class Kind {
@@ -115,9 +128,6 @@ class Kind {
   // A local slot's violation is seen when its own state is expanded (a
   // distributed search waits for its parent's level to tell).
   static constexpr bool kHitAtExpansion = false;
-
-  // Edges carry their actor (a kind judged per actor).
-  static constexpr bool kEdgeActors = false;
 
   // Throws UsageError where the model lacks a hook the kind needs.
   static void usable(const M&, int) {}
@@ -147,6 +157,13 @@ class Kind {
   void best_new(const M&, std::uint32_t, const State&, std::uint64_t*) const {}
   void settle_best(const std::uint64_t*) {}
 
+  // A state-local kind's outcomes into r (path_to(id): the trace to a
+  // stored state).
+  template <class PathTo>
+  void results(bool complete, PathTo&& path_to, SearchResult<State>& r) const {
+    for (const SlotT& sl : slots) local_outcome(sl, complete, path_to, r.props[sl.k]);
+  }
+
   // Graph kinds: bytes per state a distributed search gathers for find().
   std::size_t marks() const { return 0; }
   void marks_of(const M&, const State&, std::vector<std::uint8_t>&) const {}
@@ -162,19 +179,6 @@ class Kind {
   // o's trace was replaced by a shorter one: what else it says of its end.
   static void retraced(const M&, PropOutcome<State>&) {}
 };
-
-// A state-local slot's outcome: violated with the path to its first
-// violating state, or holding where the search was complete.
-template <class State, class PathTo>
-void local_outcome(const Slot& sl, bool complete, PathTo&& path_to, PropOutcome<State>& o) {
-  o.prop = sl.prop;
-  if (sl.violating != StateStore::kNone) {
-    o.verdict = Verdict::Violated;
-    o.trace = path_to(sl.violating);
-  } else {
-    o.verdict = complete ? Verdict::Holds : Verdict::Incomplete;
-  }
-}
 
 }  // namespace checks
 }  // namespace blkmc

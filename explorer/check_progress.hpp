@@ -20,7 +20,6 @@ class Progress : public Kind<M> {
   using State = typename M::State;
   static constexpr PropKind kKind = PropKind::Progress;
   static constexpr bool kOnGraph = true;
-  static constexpr bool kEdgeActors = false;
 
   // One stuck lasso answers every progress slot.
   void find(const EdgeLog& edges, bool complete, std::size_t n, std::vector<Finding>& out) const {

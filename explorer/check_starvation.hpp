@@ -26,7 +26,6 @@ class Starvation : public Kind<M, StarveSlot> {
   using State = typename M::State;
   static constexpr PropKind kKind = PropKind::Starvation;
   static constexpr bool kOnGraph = true;
-  static constexpr bool kEdgeActors = true;
 
   static void usable(const M& m, int prop) {
     if (!HasPending<M>)

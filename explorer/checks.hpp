@@ -57,10 +57,10 @@ class PropertyChecks {
         std::get<K>(kinds_).add(n, p, bound);
       });
     }
-    bool actors = false;
+    bool actors = false;  // the edges carry their actor for a kind judged per actor
     each([&]<class K>(const K& k) {
       if constexpr (K::kOnGraph) graph_ = graph_ || !k.slots.empty();
-      if constexpr (K::kEdgeActors) actors = actors || !k.slots.empty();
+      actors = actors || (kind_info(K::kKind).per_actor && !k.slots.empty());
     });
     edges_ = EdgeLog(actors);
   }
@@ -240,19 +240,17 @@ class PropertyChecks {
   // f(kind, j) for local slot i, the kind's slot j.
   template <class F>
   void at_local(std::size_t i, F&& f) const {
-    std::size_t at = 0;
-    each([&]<class K>(const K& k) {
-      if constexpr (!K::kOnGraph) {
-        if (i >= at && i < at + k.slots.size()) f(k, i - at);
-        at += k.slots.size();
-      }
-    });
+    at_local(*this, i, f);
   }
   template <class F>
   void at_local(std::size_t i, F&& f) {
+    at_local(*this, i, f);
+  }
+  template <class Self, class F>
+  static void at_local(Self& self, std::size_t i, F&& f) {
     std::size_t at = 0;
-    each([&]<class K>(K& k) {
-      if constexpr (!K::kOnGraph) {
+    self.each([&]<class K>(K& k) {
+      if constexpr (!std::remove_const_t<K>::kOnGraph) {
         if (i >= at && i < at + k.slots.size()) f(k, i - at);
         at += k.slots.size();
       }

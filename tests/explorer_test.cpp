@@ -673,13 +673,9 @@ TEST_CASE("explorer: progress traces that do not close their loop do not replay"
   CHECK_THROWS_AS(trace_from_json(j), UsageError);
 }
 
-}  // namespace explorer_test
-
-namespace explorer_test {
-
 // Every property kind has its check class (explorer/check_kinds.hpp), and
-// the class says of itself what kind_info says of the kind: decided on the
-// graph, with actors on the edges where it is judged per actor.
+// the class says of itself what kind_info says of the kind: whether it is
+// decided on the graph.
 TEST_CASE("explorer: each property kind's check agrees with its kind_info row") {
   using blkmc::PropKind;
   for (const PropKind k : {PropKind::Invariant, PropKind::Deadlock, PropKind::Progress, PropKind::Maximize,
@@ -690,7 +686,6 @@ TEST_CASE("explorer: each property kind's check agrees with its kind_info row") 
       ++found;
       CHECK(K::kKind == k);
       CHECK(K::kOnGraph == blkmc::kind_info(k).on_graph);
-      CHECK(K::kEdgeActors == blkmc::kind_info(k).per_actor);
     });
     CHECK(found == 1);
   }
