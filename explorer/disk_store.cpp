@@ -104,7 +104,7 @@ std::uint32_t DiskStore::depth(std::uint32_t id) const {
 // The level search's lookups and puts: the disk search stores a level at
 // a time (append) and finds duplicates by sorting.
 [[noreturn]] static void by_levels_only() {
-  throw std::logic_error("the disk store is searched a level at a time (explorer/disk_search.hpp)");
+  throw std::logic_error("the disk store is searched a level at a time (explorer/resolve_on_disk.hpp)");
 }
 std::uint32_t DiskStore::lookup(const std::uint8_t*, std::uint64_t) const { by_levels_only(); }
 void DiskStore::reserve(std::size_t, const ParFor&) { by_levels_only(); }

@@ -1,4 +1,4 @@
-// The stores for state spaces larger than memory (explorer/disk_search.hpp):
+// The stores for state spaces larger than memory (explorer/resolve_on_disk.hpp):
 //
 //   check --store disk      lossless: every level's states go to a file of
 //                           zstd blocks; the visited set is a few sorted

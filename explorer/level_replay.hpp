@@ -1,6 +1,7 @@
-// The observe phase of a breadth-first level, shared by the level search
-// (explorer/level_search.hpp) and the disk search (explorer/
-// disk_search.hpp): Search<M>::replay, included by explorer/search.hpp.
+// The observe phase of a breadth-first level, shared by the level search's
+// resolvers, in memory (explorer/resolve_in_memory.hpp) and on disk
+// (explorer/resolve_on_disk.hpp): Search<M>::replay, included by
+// explorer/search.hpp.
 //
 // Once a store has resolved a range of a level's parents (which successors
 // are new, and which of equal new ones was reached first), the parents are

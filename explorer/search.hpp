@@ -45,8 +45,8 @@
 #include "explorer/origin.hpp"
 #include "explorer/reduced_model.hpp"
 #include "explorer/state_store.hpp"
-#include "explorer/disk_store.hpp"
 #include "explorer/stores.hpp"
+#include "explorer/worker_pool.hpp"
 #include "common/errors.hpp"
 #include "model/model.hpp"
 
@@ -107,7 +107,6 @@ class Search {
       throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", spec.name));
     store_ = spec.make({m.state_bytes(), opt.disk_dir, bitstate_bits(opt)});
     plain_ = dynamic_cast<StateStore*>(store_.get());
-    disk_ = dynamic_cast<DiskStore*>(store_.get());
   }
 
   template <class Obs>
@@ -120,10 +119,10 @@ class Search {
     // One thread into a store in memory needs no levels: the store is the
     // queue (see sequential()); into the plain store find-or-put is one
     // table probe.
-    const bool one_thread = !opt_.bfs || (!disk_ && opt_.threads <= 1 && !opt_.level_batch);
-    const StopReason r = one_thread ? (plain_ ? sequential(obs, *plain_) : sequential(obs, *store_))
-                         : disk_    ? disk_levels(obs)
-                                    : levels(obs);
+    const bool one_thread =
+        !opt_.bfs || (!store_spec(opt_.store).on_disk && opt_.threads <= 1 && !opt_.level_batch);
+    const StopReason r =
+        !one_thread ? levels(obs) : plain_ ? sequential(obs, *plain_) : sequential(obs, *store_);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
     return r;
   }
@@ -251,16 +250,25 @@ class Search {
     return true;
   }
 
-  // Breadth-first, level by level (explorer/level_search.hpp).
+  // Breadth-first, level by level on every worker (explorer/
+  // level_search.hpp): one loop of rounds of parents, each round's
+  // successors resolved by the store's side, InMemory (explorer/
+  // resolve_in_memory.hpp) or OnDisk (explorer/resolve_on_disk.hpp).
+  struct LevelCand;
+  struct LevelChunk;
+  struct LevelRound;
+  template <class Obs>
+  class InMemory;
+  template <class Obs>
+  class OnDisk;
   template <class Obs>
   StopReason levels(Obs& obs);
+  template <class Obs, class Res>
+  StopReason level_loop(Obs& obs, Res& res, WorkerPool& pool);
   // A level's parents replayed to the observer, as stores resolved them
   // (explorer/level_replay.hpp).
   template <class Obs, class Src>
   std::optional<StopReason> replay(Obs& obs, Src&& src, ReplayRange& r);
-  // Breadth-first into the disk or bitstate store (explorer/disk_search.hpp).
-  template <class Obs>
-  StopReason disk_levels(Obs& obs);
 
   // Partial-order reduction decides with lookups while a state is
   // expanded, which the disk stores answer a level later: off there.
@@ -403,8 +411,9 @@ class Search {
   const SearchOptions opt_;  // a copy: a Search may outlive the options it was given
   Reduced<M> rm_;  // the model searched: m_ through the reductions
   std::unique_ptr<VisitedStore> store_;
-  StateStore* plain_ = nullptr;  // store_, when it is the plain store (depth-first search's)
-  DiskStore* disk_ = nullptr;    // store_, when it is the disk or bitstate store
+  // store_, when it is the plain store: depth-first search's, and one
+  // thread's breadth-first search probes it once per successor.
+  StateStore* plain_ = nullptr;
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
   std::uint64_t transitions_ = 0;
@@ -419,4 +428,5 @@ class Search {
 
 #include "explorer/level_replay.hpp"
 #include "explorer/level_search.hpp"
-#include "explorer/disk_search.hpp"
+#include "explorer/resolve_in_memory.hpp"
+#include "explorer/resolve_on_disk.hpp"

@@ -27,7 +27,7 @@ struct StoreSpec {
   // Searched breadth-first only (all but plain, which depth-first search
   // needs for re-opening states under a depth bound).
   bool breadth_first_only;
-  // Levels on disk, duplicates found once per level (Search::disk_levels):
+  // Levels on disk, duplicates found once per level (Search::OnDisk):
   // nothing is looked up while a state expands, so no partial-order
   // reduction; edges for progress and starvation only where the visited
   // runs carry tags (disk, not bitstate).

@@ -2,7 +2,7 @@
 // keeps the states: the plain store (explorer/state_store.hpp, every state's
 // bytes), the tree-compressed one (explorer/tree_store.hpp), hash
 // compaction, or the disk and bitstate stores (explorer/disk_store.hpp,
-// searched by explorer/disk_search.hpp, not by this interface's lookups).
+// resolved by explorer/resolve_on_disk.hpp, not by this interface's lookups).
 //
 // Ids are dense, in insertion order. During a level's expansion many threads
 // look states up while nobody writes; then, after reserve(n), the level's

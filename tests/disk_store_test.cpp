@@ -1,5 +1,5 @@
 // The disk and bitstate stores (explorer/disk_store.hpp, explorer/
-// disk_search.hpp): their files and sorts on their own, then every model
+// resolve_on_disk.hpp): their files and sorts on their own, then every model
 // searched into them with the plain store's states, transitions, verdicts,
 // maxima and traces, with tiny sort buffers so that sorts spill (partial-
 // order reduction off on both sides: the disk stores do not use it); the
