@@ -130,7 +130,7 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
   // Small rounds (tests) still get a few tasks per worker.
   const std::size_t chunk = std::clamp<std::size_t>(round / (4 * pool.size()), 1, ls::kChunk);
   const std::size_t used = padded_bytes(m_.state_bytes());  // the bytes of a state that carry data
-  LevelRound rounds[2];  // one taken while the other expands (kOverlaps)
+  LevelRound rounds[2];  // one taken while the other expands (kOverlaps; else one is used)
 
   // Expands chunk c of R on worker w.
   auto expand = [&](LevelRound& R, std::size_t c, unsigned w) {
@@ -215,7 +215,7 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
       stop = res.begin_level(depth, lo, hi);
       LevelRound* pending = nullptr;  // expanded, not yet taken (kOverlaps)
       for (std::size_t r0 = lo, k = 0; r0 < hi && !stop; r0 += round, ++k) {
-        LevelRound& R = rounds[k & 1];
+        LevelRound& R = rounds[Res::kOverlaps ? k & 1 : 0];  // in memory: one, reused
         R.depth = depth;
         R.r0 = r0;
         R.r1 = std::min(hi, r0 + round);
