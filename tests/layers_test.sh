@@ -41,7 +41,8 @@ done
 # The searches explore the reduced model (explorer/reduced_model.hpp): no
 # loop keys a state itself or expands the model under it, but for the one
 # concrete step Search::step_between takes when it rebuilds a path.
-loops="explorer/search.hpp explorer/level_search.hpp explorer/disk_search.hpp explorer/distributed_search.hpp explorer/level_replay.hpp"
+loops="explorer/search.hpp explorer/level_search.hpp explorer/resolve_in_memory.hpp explorer/resolve_on_disk.hpp
+       explorer/distributed_search.hpp explorer/level_replay.hpp"
 hits=$(grep -nE '\.key\(' $loops || true)
 if [[ -n $hits ]]; then echo "FAIL: a search keys states itself:"; echo "$hits"; fail=1; fi
 hits=$(grep -nE '\bm_\.for_each_successor' $loops | grep -v '^explorer/search.hpp:.*(from, ' || true)
@@ -49,8 +50,13 @@ if [[ -n $hits ]]; then echo "FAIL: a search expands the model under the reducti
 # A property kind is its check class (explorer/check_*.hpp) and its line in
 # explorer/check_kinds.hpp: the checks, the searches, replay and the trace
 # renderings ask the kind's class or its kind_info row, never match on it.
-kinds="explorer/checks.hpp explorer/search.hpp explorer/level_search.hpp explorer/disk_search.hpp
-       explorer/distributed_search.hpp app/adapter.hpp app/trace_report.cpp counterexamples/render.cpp"
+kinds="explorer/checks.hpp explorer/search.hpp explorer/level_search.hpp explorer/resolve_in_memory.hpp
+       explorer/resolve_on_disk.hpp explorer/distributed_search.hpp app/adapter.hpp app/trace_report.cpp
+       counterexamples/render.cpp"
+# A file renamed away would pass every grep below unseen.
+for f in $loops $kinds; do
+  [[ -f $f ]] || { echo "FAIL: tests/layers_test.sh lists $f, which is gone"; fail=1; }
+done
 hits=$(grep -nE 'PropKind::' $kinds || true)
 if [[ -n $hits ]]; then echo "FAIL: a property kind matched outside its check class:"; echo "$hits"; fail=1; fi
 ((fail)) && exit 1
