@@ -140,7 +140,9 @@ class Search<M>::OnDisk {
       if (x) x->set_parallel(par, pool.size());
   }
 
-  std::size_t round_parents() const { return disk_search::kRound; }
+  // SearchOptions::level_batch where a test asks for small rounds (results
+  // never depend on it).
+  std::size_t round_parents() const { return s_.opt_.level_batch ? s_.opt_.level_batch : disk_search::kRound; }
   bool truncated() const { return truncated_; }
   void parent(const LevelRound& R, std::size_t p, State& s) const {
     std::memcpy(s.b.data(), R.keys.data() + (p - R.r0) * len_, len_);

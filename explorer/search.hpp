@@ -68,9 +68,9 @@ struct SearchOptions {
   // Workers of a breadth-first search, the caller included (depth-first
   // search runs on one).
   unsigned threads = 1;
-  // Parents expanded between two barriers of a breadth-first level (0: the
-  // default); results never depend on it (tests make it small, and set it
-  // to run the level search where one thread would search sequentially).
+  // Parents per round of a breadth-first level (0: the resolver's default);
+  // results never depend on it (tests make it small, and set it to run the
+  // level search where one thread would search sequentially).
   std::size_t level_batch = 0;
   // How visited states are kept (the table in explorer/stores.cpp: all but
   // plain are breadth-first only).

@@ -187,9 +187,13 @@ TEST_CASE("disk and bitstate stores: every model gives the plain store's results
     opt.store = *rc::gen::arbitrary<bool>() ? StoreKind::Disk : StoreKind::Bitstate;
     opt.sort_buffer_bytes = *rc::gen::element<std::size_t>(0, 512, 4096, 65536);
     opt.bitstate_log2 = 28;
+    // Rounds of a few parents: a level is taken round by round, one round
+    // while the next expands.
+    opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 3, 50);
     opt.reduce.por = *rc::gen::arbitrary<bool>();  // switched off by the store
     const CheckOutcome disk = mh.check(variant, p, props, opt);
-    RC_LOG() << to_string(opt.store) << " threads " << opt.threads << " sort buffer " << opt.sort_buffer_bytes
+    RC_LOG() << to_string(opt.store) << " threads " << opt.threads << " rounds of " << opt.level_batch
+             << " sort buffer " << opt.sort_buffer_bytes
              << " max states " << opt.limits.max_states << " max depth " << opt.limits.max_depth << '\n';
     RC_ASSERT(search_difference(plain, disk) == "");
     RC_ASSERT(disk.stats.store == to_string(opt.store));
@@ -218,8 +222,10 @@ TEST_CASE("disk store: progress and starvation give the plain store's verdicts, 
     c->opt.threads = *rc::gen::inRange(1u, 4u);
     c->opt.store = StoreKind::Disk;
     c->opt.sort_buffer_bytes = *rc::gen::element<std::size_t>(0, 512, 4096, 65536);
+    c->opt.level_batch = *rc::gen::element<std::size_t>(0, 1, 3, 50);
     const CheckOutcome disk = mh.check(c->variant, c->params, c->props, c->opt);
-    RC_LOG() << "threads " << c->opt.threads << " sort buffer " << c->opt.sort_buffer_bytes << " max states "
+    RC_LOG() << "threads " << c->opt.threads << " rounds of " << c->opt.level_batch << " sort buffer "
+             << c->opt.sort_buffer_bytes << " max states "
              << c->opt.limits.max_states << " max depth " << c->opt.limits.max_depth << '\n';
     RC_ASSERT(search_difference(c->plain, disk) == "");
   });
