@@ -1,5 +1,5 @@
 // blkmc's command line: list, check, replay, suite, compare, simulate,
-// diff, prove, device and export (CLI11); each subcommand is a thin layer
+// diff, prove, device, export and workload (CLI11); each subcommand is a thin layer
 // over app/ (the registry and the model adapters) and the engines. main()
 // is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <iostream>
@@ -20,6 +20,7 @@
 #include "cli/replay.hpp"
 #include "cli/simulate.hpp"
 #include "cli/suite.hpp"
+#include "cli/workload_command.hpp"
 #include "common/error_line.hpp"
 
 using namespace blkmc;
@@ -57,6 +58,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   CLI::App* devc = add_device_command(app, device_args);
   ExportArgs export_args;
   CLI::App* exportc = add_export_command(app, export_args);
+  WorkloadArgs workload_args;
+  CLI::App* workloadc = add_workload_command(app, workload_args);
 
   try {
     app.parse(argc, argv);
@@ -95,6 +98,7 @@ int blkmc::blkmc_main(int argc, char** argv) {
     }
     if (devc->parsed()) return run_device(device_args);
     if (exportc->parsed()) return run_export(export_args);
+    if (workloadc->parsed()) return run_workload(workload_args);
     if (suite->parsed()) return run_suite(suite_args, cluster);
   } catch (const TraceMismatch& e) {
     std::cerr << "blkmc: trace does not fit the model: " << e.what() << '\n';
