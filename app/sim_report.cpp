@@ -36,6 +36,7 @@ struct Line {
   std::string name;
   const char* colour;
   std::vector<std::pair<double, double>> pts;  // a step function: y holds until the next x
+  bool dashed = false;
 };
 
 // A chart of step lines (or, with bars, one bar per point) with axes.
@@ -77,8 +78,8 @@ std::string chart(const std::string& xlabel, const std::string& ylabel, const st
       for (std::size_t k = 1; k < l.pts.size(); ++k)
         if (k % every == 0 || k + 1 == l.pts.size())
           d += fmt::format(" H {:.1f} V {:.1f}", X(l.pts[k].first), Y(l.pts[k].second));
-      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"><title>{}</title></path>\n", d,
-                       l.colour, esc(l.name));
+      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"{}><title>{}</title></path>\n", d,
+                       l.colour, l.dashed ? " stroke-dasharray=\"5 3\"" : "", esc(l.name));
     }
     o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
                      L + pw + 12, T + 4 + 16 * int(i), l.colour, L + pw + 26, T + 13 + 16 * int(i), esc(l.name));
@@ -128,22 +129,39 @@ std::string simulation_report_html(const SimOutcome& o, const std::string& param
     service[p].pts.emplace_back(e[0].get<double>(), done[p]);
     svc_max = std::max(svc_max, done[p]);
   }
+  // The capture's own latencies, where the workload was imported from one.
+  std::vector<std::vector<double>> seen(names.size());
+  if (s.contains("observed"))
+    for (const auto& e : s["observed"]) {
+      const auto p = e[0].get<std::size_t>();
+      if (p >= names.size()) continue;
+      seen[p].push_back(e[1].get<double>());
+      lat_max = std::max(lat_max, e[1].get<double>());
+    }
   std::vector<Line> cdf;
-  for (std::size_t p = 0; p < names.size(); ++p) {
-    if (lat[p].empty()) continue;
-    std::sort(lat[p].begin(), lat[p].end());
-    Line l{fmt::format("{} ({})", names[p], lat[p].size()), colour(p), {{0, 0}}};
-    for (std::size_t k = 0; k < lat[p].size(); ++k)
-      if (k + 1 == lat[p].size() || lat[p][k + 1] != lat[p][k])
-        l.pts.emplace_back(lat[p][k], double(k + 1) / double(lat[p].size()));
+  auto add_cdf = [&](std::vector<double>& v, std::size_t p, const std::string& label, bool dashed) {
+    if (v.empty()) return;
+    std::sort(v.begin(), v.end());
+    Line l{fmt::format("{} ({})", label, v.size()), colour(p), {{0, 0}}, dashed};
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if (k + 1 == v.size() || v[k + 1] != v[k]) l.pts.emplace_back(v[k], double(k + 1) / double(v.size()));
     l.pts.emplace_back(lat_max, 1.0);
     cdf.push_back(std::move(l));
+  };
+  for (std::size_t p = 0; p < names.size(); ++p) {
+    add_cdf(lat[p], p, names[p], false);
+    add_cdf(seen[p], p, names[p] + " captured", true);
   }
+  const bool compared = std::any_of(seen.begin(), seen.end(), [](const auto& v) { return !v.empty(); });
   for (auto& l : service) l.pts.emplace_back(end, l.pts.back().second);
   h += fmt::format(
       "<h2>Latency distribution</h2>\n<p>Per process, the share of its completed requests whose latency "
-      "(submission to completion) was at most x {}s; the number of requests in brackets.</p>\n{}",
-      unit, cdf.empty() ? std::string("<p>(no request completed)</p>\n") : chart(unit + "s", "share of requests", cdf, lat_max, 1.0));
+      "(submission to completion) was at most x {}s; the number of requests in brackets.{}</p>\n{}",
+      unit,
+      compared ? " Dashed: the same processes in the capture the workload was imported from (queued to "
+                 "completed, in the import's ticks), beside this run."
+               : "",
+      cdf.empty() ? std::string("<p>(no request completed)</p>\n") : chart(unit + "s", "share of requests", cdf, lat_max, 1.0));
   h += fmt::format("<h2>Service over time</h2>\n<p>Sectors completed per process, cumulative.</p>\n{}",
                    chart(unit + "s", "sectors completed", service, end, std::max(svc_max, 1.0)));
   // Seek distance of each issue, reads and writes apart; past 600 issues

@@ -1,7 +1,9 @@
 // app/sim_report: `blkmc simulate --report F.html`, the figures of one
 // simulated run drawn: the latency distribution of each process (a CDF),
 // the service each process received over time, and the seek distance of
-// each issue, beside the same table the text output prints. One
+// each issue, beside the same table the text output prints. A workload
+// imported from a capture (blkmc workload import) also draws the capture's
+// own latencies, dashed, beside the run's. One
 // self-contained HTML file with inline SVG, as app/trace_report's pages.
 #pragma once
 

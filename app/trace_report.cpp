@@ -464,6 +464,19 @@ std::string trace_report_html(const ModelHandle& mh, const Trace& t, const std::
           "<div class=\"scroll\">\n{}</div>\n",
           esc(wl.name), tl);
     }
+    // A workload imported from a capture: the stall as recorded, beside
+    // the schedule that makes the property's value.
+    if (wl.track >= 0 && !wl.observed.empty() && wl.observed[std::size_t(wl.track)] >= 0) {
+      const sched::WlRequest& rq = wl.rqs[std::size_t(wl.track)];
+      const int longest = *std::max_element(wl.observed.begin(), wl.observed.end());
+      o += fmt::format(
+          "<h2 id=\"capture\">Your capture</h2>\n<p>This workload was imported from a block trace (<code>blkmc "
+          "workload import</code>). There the tracked request {}.{} took {} ticks from queued to completed (a tick "
+          "is the capture's median service time; the longest request of the window took {}). The trace above is the "
+          "schedule, out of every interleaving of the window's requests, behind this result: {}.</p>\n",
+          esc(wl.procs[std::size_t(rq.proc)].name), rq.index, wl.observed[std::size_t(wl.track)], longest,
+          esc(verdict));
+    }
   }
   o += "<h2>State after each step</h2>\n<p>Every variable by name; yellow: changed by the step (with its old "
        "value); struck through: gone.</p>\n";

@@ -323,7 +323,7 @@ Imported import_workload(const Capture& cap, const ImportOptions& opt) {
   auto ticks = [&](std::uint64_t ns) { return double(ns) / double(out.tick_ns); };
 
   const Renumbered sec = renumber(kept);
-  std::string procs_text, track_text;
+  std::string procs_text, observed_text;
   bool timed = false, clamped = false;
   std::map<std::uint32_t, int> count;
   std::map<const Rq*, int> index_in_proc;
@@ -362,14 +362,20 @@ Imported import_workload(const Capture& cap, const ImportOptions& opt) {
     if (think) line += fmt::format(" think={}", think);
     if (delay) line += fmt::format(" delay={}", delay);
     line += " reqs=";
+    std::string seen = fmt::format("observed {} ", pname[pid]);
     for (std::size_t j = 0; j < mine.size(); ++j) {
-      const std::size_t k = mine[j];
-      if (j) line += ',';
-      if (kept[k]->dir != dir) line += kept[k]->dir ? 'W' : 'R';
-      line += std::to_string(sec.pos[k]);
-      if (sec.size[k] != 1) line += fmt::format(":{}", sec.size[k]);
+      const Rq& r = *kept[mine[j]];
+      if (j) {
+        line += ',';
+        seen += ',';
+      }
+      if (r.dir != dir) line += r.dir ? 'W' : 'R';
+      line += std::to_string(sec.pos[mine[j]]);
+      if (sec.size[mine[j]] != 1) line += fmt::format(":{}", sec.size[mine[j]]);
+      seen += r.done ? std::to_string(std::lround(ticks(r.complete - r.submit))) : "-";
     }
     procs_text += line + "\n";
+    observed_text += seen + "\n";
   }
 
   // The tracked request: the longest queue-to-complete time.
@@ -394,7 +400,7 @@ Imported import_workload(const Capture& cap, const ImportOptions& opt) {
   text += fmt::format("# Imported from {} ({}, {} events): {} of {} requests, {} of {} processes, device {},{}.\n\n",
                       name, cap.format, out.events, out.kept, out.requests, out.kept_procs, out.procs,
                       cap.events.front().major, cap.events.front().minor);
-  text += fmt::format("# window: {}; dropped: {} flush or discard requests, {} outside the window, {} of other "
+  text += fmt::format("# window: {}; dropped: {} flushes or discards, {} requests outside the window, {} of other "
                       "processes, {} of processes past the first {}, {} past --max-requests {}.\n",
                       win.text.empty() ? "the whole capture" : win.text, f.dropped_other, outside, other_procs,
                       too_many_procs, kMaxProcs, past_max, opt.max_requests);
@@ -407,12 +413,26 @@ Imported import_workload(const Capture& cap, const ImportOptions& opt) {
   text += fmt::format("# device: at most {} requests in flight{}; completions {}.\n", f.max_inflight,
                       f.max_inflight > 16 ? " (depth capped at 16)" : "",
                       f.out_of_order ? "out of issue order" : "in issue order");
+  // RWBS flags the workload has no word for.
+  std::size_t fua = 0, meta = 0, ahead = 0;
+  for (const Rq* r : kept) {
+    const std::string flags = r->rwbs.substr(std::min<std::size_t>(r->rwbs.size(), r->rwbs.find_first_of("RW") + 1));
+    fua += flags.find('F') != std::string::npos;
+    meta += flags.find('M') != std::string::npos;
+    ahead += flags.find('A') != std::string::npos;
+  }
+  if (fua + meta + ahead)
+    text += fmt::format("# not modelled: {} FUA, {} metadata and {} readahead flags (requests are plain reads and "
+                        "writes here).\n",
+                        fua, meta, ahead);
   if (!track.empty()) text += fmt::format("# track: {}.\n", track_why);
   text += fmt::format("device depth={} slot=1 spindles={}{}\n", depth, f.out_of_order ? depth : 1,
                       opt.rotational ? " rotational=1 seek=4" : "");
   text += procs_text;
   if (!track.empty()) text += fmt::format("track {}\n", track);
   if (by_count.size() >= 2) text += fmt::format("fair {} {}\n", pname[by_count[0]], pname[by_count[1]]);
+  text += "# The capture's own latencies (ticks, queued to completed), which simulate shows beside its own.\n";
+  text += observed_text;
   // What we write must read back (a bad --track is the user's; anything else ours).
   try {
     sched::parse_workload(text, "imported");

@@ -26,7 +26,9 @@
 //              completed out of issue order, else 1;
 //   track      the request with the longest queue-to-complete time in the
 //              window (or --track NAME[:I]); fair: the two processes with
-//              the most requests.
+//              the most requests;
+//   observed   each request's own queue-to-complete time in ticks, which
+//              simulate shows beside the latencies of its run.
 // A capture is far larger than an exhaustive search takes: a window (a time
 // or request range), a set of processes and a request count cut it down.
 // The file's header comments say what was kept and what was dropped.

@@ -193,6 +193,30 @@ TEST_CASE("capture: tracefs text becomes a workload with the processes, directio
   for (int i = 1; i < 4; ++i) CHECK(wl.rqs[std::size_t(4 + i)].sector == wl.rqs[std::size_t(3 + i)].sector + 1);
   CHECK(wl.rqs[0].sector > wl.rqs[7].sector);
   CHECK(im.text.find("# Imported from cap.txt (tracefs, 32 events)") == 0);
+  // The capture's own latencies, in ticks of the median service time
+  // (100 us for the reads, 100 us for the writes: one tick is 100 us).
+  REQUIRE(wl.observed.size() == 8);
+  CHECK(wl.observed[0] == 1);  // a read: queued at 1000, completed at 1110
+  CHECK(wl.observed[7] == 6);  // the last write: 1011 to 1600
+}
+
+TEST_CASE("capture: observed latencies are checked like the rest of a workload") {
+  const std::string base = "device depth=2\nproc a dir=R reqs=1,2\nproc b dir=W reqs=5\n";
+  sched::Workload wl = sched::parse_workload(base + "observed a 3,-\nobserved b 7\n", "x");
+  CHECK(wl.observed == std::vector<int>{3, -1, 7});
+  CHECK(sched::parse_workload(base, "x").observed.empty());
+  wl = sched::parse_workload(base + "observed b 7\n", "x");
+  CHECK(wl.observed == std::vector<int>{-1, -1, 7});
+  CHECK_THROWS_WITH_AS(sched::parse_workload(base + "observed c 1\n", "x"),
+                       doctest::Contains("line 4: observed: no process named 'c'"), UsageError);
+  CHECK_THROWS_WITH_AS(sched::parse_workload(base + "observed a 1\n", "x"),
+                       doctest::Contains("observed: a has 2 request(s), not 1"), UsageError);
+  CHECK_THROWS_WITH_AS(sched::parse_workload(base + "observed a 1,2,3\n", "x"),
+                       doctest::Contains("observed: a has 2 request(s)"), UsageError);
+  CHECK_THROWS_WITH_AS(sched::parse_workload(base + "observed a 1,x\n", "x"), doctest::Contains("observed latency"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(sched::parse_workload(base + "observed a 1,2\nobserved a 1,2\n", "x"),
+                       doctest::Contains("observed a given twice"), UsageError);
 }
 
 TEST_CASE("capture: blkparse text and blktrace's binary records (either byte order) give the same workload") {

@@ -120,12 +120,18 @@ grep -q "^proc fio_[0-9]* dir=W sync=0" "$T/job.wl" && ok || bad "the libaio wri
 grep -q "^device depth=[1-5] " "$T/job.wl" && ok || bad "at most iodepth 4 + 1 in flight: $(grep '^device' "$T/job.wl")"
 
 # Simulated, searched, replayed on a loop device.
-expect 0 "simulate the imported workload" -- "$B" simulate deadline -v v6.18 --workload "$T/job.wl" -p clock=1 --ticks 2000
+expect 0 "simulate the imported workload" -- "$B" simulate deadline -v v6.18 --workload "$T/job.wl" -p clock=1 \
+  --ticks 2000 --report "$T/sim.html"
+[ "$(grep -c '^    captured ' "$T/out")" = 2 ] && ok || bad "simulate prints the capture's latencies of both processes"
+grep -q 'captured (8)' "$T/sim.html" && grep -q 'stroke-dasharray' "$T/sim.html" && ok \
+  || bad "the simulate page draws the capture's latencies"
 [ "$(awk '/^  fio_[0-9]+ / && $2 == 8 && $3 == 8' "$T/out" | wc -l)" = 2 ] && ok \
   || bad "simulate submits and completes the 8 requests of each process"
 expect 0 "import a smaller window" -- "$B" workload import "$T/cap.txt" --procs fio --max-requests 8 -o "$T/small.wl"
-expect 0 "check the imported workload" -- "$B" check deadline -v v6.18 --workload "$T/small.wl" --prop max-wait -q
+expect 0 "check the imported workload" -- "$B" check deadline -v v6.18 --workload "$T/small.wl" --prop max-wait -q \
+  --report "$T/worst.html"
 grep -q "bfs search: complete" "$T/out" && ok || bad "the search finishes"
+grep -q "Your capture" "$T/worst.html" && ok || bad "the page sets the worst schedule beside the capture"
 expect 0 "device run of the imported workload" -- "$B" device run "$T/job.wl" --repeat 2 -q
 grep -q "conformance: 2/2 runs conform" "$T/out" && grep -q MATCH "$T/out" && ok || bad "the kernel conforms to the model"
 

@@ -88,6 +88,14 @@ class SchedObserver {
     auto& s = j["issues"] = nlohmann::json::array();
     for (const auto& e : seeks_) s.push_back({e[0], e[1], e[2]});
     j["truncated"] = completions_.size() >= kSeriesKept || seeks_.size() >= kSeriesKept;
+    // The capture's own latencies [process, latency], where the workload
+    // was imported from one and time is ticks (they are ticks too).
+    if (compares_capture()) {
+      auto& o = j["observed"] = nlohmann::json::array();
+      const Workload& wl = m_->workload();
+      for (std::size_t r = 0; r < wl.rqs.size(); ++r)
+        if (wl.observed[r] >= 0) o.push_back({wl.rqs[r].proc, wl.observed[r]});
+    }
     return j;
   }
 
@@ -115,6 +123,7 @@ class SchedObserver {
                        {"sectors", pr.sectors},
                        {"per_1000", per_1000(pr.completed)},
                        {"latency", latency_json(lat)}});
+      if (compares_capture()) procs.back()["captured_latency"] = latency_json(captured(p));
     }
     j["completed"] = done;
     j["per_1000"] = per_1000(done);
@@ -144,6 +153,12 @@ class SchedObserver {
                          m_->workload().procs[p].name, pr.submitted, pr.completed, pr.sectors,
                          fmt_rate(per_1000(pr.completed)), percentile(lat, 50),
                          percentile(lat, 90), percentile(lat, 99), lat.empty() ? 0 : lat.back());
+      if (compares_capture()) {
+        const auto cap = captured(p);
+        out += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}\n", "  captured", "", cap.size(),
+                           "", "", percentile(cap, 50), percentile(cap, 90), percentile(cap, 99),
+                           cap.empty() ? 0 : cap.back());
+      }
     }
     out += "  dispatch order:";
     const std::size_t shown = std::min<std::size_t>(order_.size(), 48);
@@ -163,6 +178,16 @@ class SchedObserver {
   };
 
   std::uint64_t now() const { return m_->clock() ? ticks_ : steps_; }
+  // The workload came from a capture whose latencies are in ticks, as ours.
+  bool compares_capture() const { return m_->clock() && !m_->workload().observed.empty(); }
+  // Process p's latencies in the capture, sorted.
+  std::vector<std::uint64_t> captured(std::size_t p) const {
+    const Workload& wl = m_->workload();
+    std::vector<std::uint64_t> v;
+    for (std::size_t r = 0; r < wl.rqs.size(); ++r)
+      if (wl.rqs[r].proc == int(p) && wl.observed[r] >= 0) v.push_back(std::uint64_t(wl.observed[r]));
+    return sorted(v);
+  }
   std::string unit() const { return m_->clock() ? "tick" : "step"; }
   double per_1000(std::uint64_t n) const {
     const std::uint64_t t = m_->clock() ? ticks_ : steps_;

@@ -1,11 +1,13 @@
 #include "model/sched/workload.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -194,6 +196,7 @@ Workload parse_workload(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   std::string line, track;
   std::vector<std::string> fair;
+  std::vector<std::pair<std::vector<std::string>, int>> observed;  // the lines' words, and line numbers
   int lineno = 0, track_line = 0, fair_line = 0;
   bool summary_open = true, device_seen = false;
   try {
@@ -243,9 +246,12 @@ Workload parse_workload(const std::string& text, const std::string& name) {
         if (w[1] == w[2]) throw LineError{"fair needs two different processes"};
         fair = {w[1], w[2]};
         fair_line = lineno;
+      } else if (w[0] == "observed") {
+        if (w.size() != 3) throw LineError{"observed takes a process name and its latencies: T,T,-,..."};
+        observed.push_back({w, lineno});
       } else {
         throw LineError{
-            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track, fair)", w[0])};
+            fmt::format("unknown keyword '{}' (valid: device, proc, gate, track, fair, observed)", w[0])};
       }
     }
     lineno = 0;
@@ -283,6 +289,21 @@ Workload parse_workload(const std::string& text, const std::string& name) {
         if (wl.procs[std::size_t(wl.fair[i])].bypass)
           throw LineError{"fair: a bypass process never goes through the scheduler"};
       }
+    }
+    std::set<std::string> observed_procs;
+    for (const auto& [w, at] : observed) {
+      lineno = at;
+      const auto p = std::find_if(wl.procs.begin(), wl.procs.end(), [&](const WlProc& q) { return q.name == w[1]; });
+      if (p == wl.procs.end()) throw LineError{fmt::format("observed: no process named '{}'", w[1])};
+      if (!observed_procs.insert(p->name).second) throw LineError{fmt::format("observed {} given twice", p->name)};
+      if (wl.observed.empty()) wl.observed.assign(wl.rqs.size(), -1);
+      std::istringstream ts(w[2]);
+      int k = 0;
+      for (std::string t; std::getline(ts, t, ','); ++k) {
+        if (k >= p->count) throw LineError{fmt::format("observed: {} has {} request(s)", p->name, p->count)};
+        wl.observed[std::size_t(p->first + k)] = t == "-" ? -1 : to_int("observed latency", t, 0, 1 << 30);
+      }
+      if (k != p->count) throw LineError{fmt::format("observed: {} has {} request(s), not {}", p->name, p->count, k)};
     }
   } catch (const LineError& e) {
     if (lineno) throw UsageError(fmt::format("workload {} line {}: {}", name, lineno, e.what));

@@ -34,7 +34,10 @@
 // gate of real-devices.md). track NAME[:INDEX]: the request whose wait the
 // max-wait, max-wait-ticks, max-expired-wait and starvation properties
 // measure. fair A B: the two processes whose service the fair-ratio
-// property compares.
+// property compares. observed NAME T,T,-,...: the latency of each of NAME's
+// requests in the capture the workload was imported from (ticks, queued to
+// completed; - where it did not complete), which `simulate` shows beside
+// its own (blkmc workload import writes these lines).
 #pragma once
 
 #include <string>
@@ -90,6 +93,10 @@ struct Workload {
   bool gate = false;
   int track = -1;  // request id, -1: none
   int fair[2] = {-1, -1};  // the two processes the fair-ratio property compares
+  // Per request, its latency in the capture the workload was imported from
+  // (ticks, queued to completed; -1 not seen complete); empty: none. Only
+  // reports read it: it is no part of any model's state.
+  std::vector<int> observed;
   bool has_fair() const { return fair[0] >= 0; }
   bool any_cyclic() const;
   // Whether process p has a request in direction dir (entries may differ
