@@ -134,7 +134,7 @@ std::optional<std::uint64_t> parse_time(const std::string& t) {
       double v = 0;
       const std::string num = t.substr(0, t.size() - su.size());
       const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-      if (ec != std::errc() || p != num.data() + num.size() || v < 0) return std::nullopt;
+      if (ec != std::errc() || p != num.data() + num.size() || !(v >= 0) || v * f > 1e18) return std::nullopt;
       return std::uint64_t(std::llround(v * f));
     }
   }

@@ -343,4 +343,38 @@ TEST_CASE("capture: renumbered sectors keep the order, touching and containment,
   }));
 }
 
+TEST_CASE("capture: mutated captures are imported or refused with a one-line error, never crash") {
+  const std::vector<Life> lives = reader_writer();
+  const std::string forms[] = {tracefs_text(lives), blkparse_text(lives), binary(lives), binary(lives, true)};
+  CHECK(rc::check("mutations", [&] {
+    std::string s = forms[*rc::gen::inRange(0, 4)];
+    const int n = *rc::gen::inRange(1, 8);
+    for (int i = 0; i < n; ++i) {
+      const auto at = *rc::gen::inRange<std::size_t>(0, s.size());
+      switch (*rc::gen::inRange(0, 3)) {
+        case 0:
+          s[at] = *rc::gen::arbitrary<char>();
+          break;
+        case 1:
+          s.erase(at, *rc::gen::inRange<std::size_t>(1, 60));
+          break;
+        default:
+          s.insert(at, 1, *rc::gen::element('0', '9', ' ', '\n', '[', ']', '+', ',', '(', ')', '-', '.', ':'));
+          break;
+      }
+      if (s.empty()) s = "x";
+    }
+    try {
+      Capture c = is_blktrace_binary(s) ? parse_capture_binary({s}, {"m.0"}) : parse_capture_text(s, "m.txt");
+      keep_one_device(c, -1, -1);
+      ImportOptions o;
+      o.max_requests = *rc::gen::inRange(1, 65);
+      const Imported im = import_workload(c, o);
+      sched::parse_workload(im.text, "x");
+    } catch (const UsageError& e) {
+      RC_ASSERT(std::string(e.what()).find('\n') == std::string::npos);
+    }
+  }));
+}
+
 }  // namespace capture_test
