@@ -5,9 +5,10 @@
 # sequential writer) runs on a loop device over a file this test creates
 # while a private tracefs instance records the device's block events; the
 # capture is imported and the workload checked against the job (processes,
-# directions, request counts), searched, simulated and replayed on a loop
-# device; the same capture written as blktrace's binary records, and
-# blkparse's text of those, import to the same workload. Without them: the
+# directions, request counts), searched, simulated, held against the
+# kernel's own mq-deadline code (conform) and replayed on a loop device;
+# the same capture written as blktrace's binary records, and blkparse's
+# text of those, import to the same workload. Without them: the
 # device part is skipped (exit 77). Nothing of ours is left behind.
 # Usage: capture_test.sh BLKMC SOURCE_DIR
 set -u
@@ -132,6 +133,13 @@ expect 0 "check the imported workload" -- "$B" check deadline -v v6.18 --workloa
   --report "$T/worst.html"
 grep -q "bfs search: complete" "$T/out" && ok || bad "the search finishes"
 grep -q "Your capture" "$T/worst.html" && ok || bad "the page sets the worst schedule beside the capture"
+if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
+  expect 0 "conform: the model and 6.12's mq-deadline.c on the imported workload" -- env BLKMC_CACHE="$T/cache" \
+    "$B" conform deadline -v v6.18 --kernel debian:6.12 --workload "$T/small.wl" -q
+  grep -q "conforms *holds" "$T/out" && ok || bad "the model conforms with the kernel's code"
+else
+  echo "SKIP: linux-source-6.12 is not installed: conform not run on the imported workload"
+fi
 expect 0 "device run of the imported workload" -- "$B" device run "$T/job.wl" --repeat 2 -q
 grep -q "conformance: 2/2 runs conform" "$T/out" && grep -q MATCH "$T/out" && ok || bad "the kernel conforms to the model"
 
