@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.hpp"
+#include "device/text_fields.hpp"
 
 namespace blkmc::device {
 
@@ -47,22 +48,6 @@ enum : std::uint32_t {
 enum : std::uint32_t { kTaQueue = 1, kTaRequeue = 6, kTaIssue = 7, kTaComplete = 8, kTaInsert = 12 };
 constexpr std::uint32_t kTaCgroup = 1u << 8;  // a cgroup id (8 bytes) starts the payload
 constexpr std::uint32_t kTnProcess = 0;       // a notification: the comm of a pid
-
-std::string_view next_token(std::string_view& s) {
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  std::size_t j = i;
-  while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
-  const std::string_view t = s.substr(i, j - i);
-  s.remove_prefix(j);
-  return t;
-}
-
-template <class T>
-bool to_num(std::string_view t, T& out) {
-  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-  return ec == std::errc() && p == t.data() + t.size() && !t.empty();
-}
 
 // "SECONDS.FRACTION" (any number of fraction digits) in nanoseconds.
 bool to_ns(std::string_view t, std::uint64_t& ns) {

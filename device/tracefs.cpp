@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "device/env.hpp"
+#include "device/text_fields.hpp"
 
 namespace blkmc::device {
 
@@ -25,26 +26,6 @@ int RawEvent::dir() const {
   }
   return -1;
 }
-
-namespace {
-
-std::string_view next_token(std::string_view& s) {
-  std::size_t i = 0;
-  while (i < s.size() && s[i] == ' ') ++i;
-  std::size_t j = i;
-  while (j < s.size() && s[j] != ' ') ++j;
-  const std::string_view t = s.substr(i, j - i);
-  s.remove_prefix(j);
-  return t;
-}
-
-template <class T>
-bool to_num(std::string_view t, T& out) {
-  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-  return ec == std::errc() && p == t.data() + t.size() && !t.empty();
-}
-
-}  // namespace
 
 std::optional<RawEvent> parse_trace_line(std::string_view line) {
   static const struct {
