@@ -15,7 +15,6 @@ set -u
 B=$1
 SRC=$2
 T=$(mktemp -d)
-pass=0 fail=0
 img="" loop="" inst="" mounted=0
 cleanup() {
   [ -n "$inst" ] && [ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
@@ -26,18 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+. "$SRC/tests/check_lib.sh"  # pass, fail, expect
 ok() { pass=$((pass + 1)); }
 bad() {
   fail=$((fail + 1))
   echo "FAIL: $*"
-  head -5 "$T/out" "$T/err" 2>/dev/null
-}
-expect() {  # expect RC DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; fi
 }
 one_line() { [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$1" "$T/err" && ok || bad "one line saying '$1'"; }
 finish() {
