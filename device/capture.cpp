@@ -3,18 +3,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "common/errors.hpp"
+#include "device/env.hpp"
 #include "device/text_fields.hpp"
 
 namespace blkmc::device {
@@ -163,13 +161,17 @@ bool parse_task_head(std::string_view head, CapEvent& e) {
 // A tracefs line: nullopt when it holds no request event; throws LineError
 // when it is one but malformed.
 std::optional<CapEvent> tracefs_line(std::string_view line) {
-  static const std::pair<const char*, CapAct> kinds[] = {{"block_bio_queue", CapAct::Queue},
-                                                         {"block_rq_insert", CapAct::Insert},
-                                                         {"block_rq_issue", CapAct::Issue},
-                                                         {"block_rq_complete", CapAct::Complete},
-                                                         {"block_rq_requeue", CapAct::Requeue}};
-  for (const auto& [name, act] : kinds) {
-    const std::string key = std::string(": ") + name + ": ";
+  // The event's name as the line shows it, between ": " and ": ".
+  static const struct {
+    std::string_view key;
+    const char* name;
+    CapAct act;
+  } kinds[] = {{": block_bio_queue: ", "block_bio_queue", CapAct::Queue},
+               {": block_rq_insert: ", "block_rq_insert", CapAct::Insert},
+               {": block_rq_issue: ", "block_rq_issue", CapAct::Issue},
+               {": block_rq_complete: ", "block_rq_complete", CapAct::Complete},
+               {": block_rq_requeue: ", "block_rq_requeue", CapAct::Requeue}};
+  for (const auto& [key, name, act] : kinds) {
     const auto at = line.find(key);
     if (at == std::string_view::npos) continue;
     CapEvent e;
@@ -236,7 +238,9 @@ std::optional<CapEvent> blkparse_line(std::string_view line) {
 std::uint32_t bswap32(std::uint32_t v) { return __builtin_bswap32(v); }
 std::uint64_t bswap64(std::uint64_t v) { return __builtin_bswap64(v); }
 
-std::string read_file(const std::string& path) {
+// A capture's bytes: a regular file of at most 2 GiB (read_file of
+// device/env.hpp, its failures a usage error).
+std::string read_capture_file(const std::string& path) {
   struct stat st{};
   if (stat(path.c_str(), &st) != 0) throw UsageError(fmt::format("{}: no such file", path));
   if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{}: not a regular file", path));
@@ -244,11 +248,11 @@ std::string read_file(const std::string& path) {
   if (st.st_size > kMax)
     throw UsageError(fmt::format("{}: {} bytes; captures up to 2 GiB are read (cut it with blkparse or trace-cmd)",
                                  path, st.st_size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{}: cannot be read", path));
-  std::ostringstream b;
-  b << in.rdbuf();
-  return b.str();
+  try {
+    return read_file(path);
+  } catch (const std::runtime_error&) {
+    throw UsageError(fmt::format("{}: cannot be read", path));
+  }
 }
 
 }  // namespace
@@ -448,7 +452,7 @@ Capture read_capture(const std::vector<std::string>& paths, int major, int minor
     }
   }
   std::vector<std::string> bytes;
-  for (const std::string& f : files) bytes.push_back(read_file(f));
+  for (const std::string& f : files) bytes.push_back(read_capture_file(f));
   Capture cap;
   if (is_blktrace_binary(bytes.front())) {
     std::vector<std::string_view> views;

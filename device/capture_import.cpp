@@ -85,17 +85,22 @@ Followed follow(const Capture& cap) {
           }
         }
         break;
-      case CapAct::Issue:
+      case CapAct::Issue: {
         // Without a scheduler (none) a request may go to the driver with no
         // insert event.
-        if (!has_queue && !find(e, [](const Rq& q) { return !q.issued; })) start(e);
-        if (Rq* r = find(e, [](const Rq& q) { return !q.issued; })) {
+        Rq* r = find(e, [](const Rq& q) { return !q.issued; });
+        if (!r && !has_queue) {
+          start(e);
+          r = &f.rqs.back();
+        }
+        if (r) {
           r->issued = true;
           r->issue = e.ts_ns;
           issued.push_back(std::size_t(r - f.rqs.data()));
           f.max_inflight = std::max(f.max_inflight, int(issued.size()));
         }
         break;
+      }
       case CapAct::Requeue:
         if (Rq* r = find(e, [](const Rq& q) { return q.issued; })) {
           r->issued = false;
@@ -284,17 +289,16 @@ Imported import_workload(const Capture& cap, const ImportOptions& opt) {
       ++other_procs;
       continue;
     }
-    if (std::find(pids.begin(), pids.end(), r.pid) == pids.end()) {
-      if (int(pids.size()) == kMaxProcs) {
-        ++too_many_procs;
-        continue;
-      }
-      if (int(kept.size()) < opt.max_requests) pids.push_back(r.pid);
+    const bool new_proc = std::find(pids.begin(), pids.end(), r.pid) == pids.end();
+    if (new_proc && int(pids.size()) == kMaxProcs) {
+      ++too_many_procs;
+      continue;
     }
     if (int(kept.size()) == opt.max_requests) {
       ++past_max;
       continue;
     }
+    if (new_proc) pids.push_back(r.pid);
     kept.push_back(&r);
   }
   if (kept.empty())
