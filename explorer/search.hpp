@@ -315,6 +315,7 @@ class Search {
     bool truncated = false;
     const auto& lim = opt_.limits;
     const bool edges = obs.wants_edges();
+    const std::size_t used = padded_bytes(m_.state_bytes());
     while (fifo ? next < store.size() : !stack.empty()) {
       std::uint32_t cid;
       if (fifo) {
@@ -340,13 +341,20 @@ class Search {
         truncated = true;
         continue;
       }
-      succ_.clear();
+      // Successors in place, only the bytes a state uses copied (a state's
+      // capacity is often several times its size); nothing reads past them.
+      std::size_t ns = 0;
       rm_.for_each_successor(cur, [&](const Step& st, const State& next_state) {
-        succ_.push_back({next_state, 0, st.actor, st, kUnlooked});
-        Succ& x = succ_.back();
+        if (ns == succ_.size()) succ_.emplace_back();
+        Succ& x = succ_[ns++];
+        std::memcpy(x.next.b.data(), next_state.b.data(), used);
         x.hash = hash_of(x.next);
+        x.actor = st.actor;
+        x.step = st;
+        x.id = kUnlooked;
         store.prefetch(x.hash);
       });
+      succ_.resize(ns);
       if (rm_.por()) {
         if (fifo)
           rm_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
