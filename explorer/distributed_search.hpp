@@ -44,10 +44,12 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "explorer/cluster.hpp"
+#include "explorer/expand.hpp"
 #include "explorer/key_path.hpp"
 #include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
@@ -495,6 +497,7 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
   std::vector<Chunk> chunks(nchunks);
 
   // 1 expand the parents held here; every successor is a query to its owner.
+  const std::size_t used = padded_bytes(len_);
   pool.run(nchunks, [&](std::size_t c, unsigned w) {
     Chunk& ch = chunks[c];
     State cur{};
@@ -504,16 +507,9 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       p.gid = gid_[l];
       p.local = l;
       p.first = std::uint32_t(ch.succs.size());
-      rms[w].for_each_successor(cur, [&](const Step& st, const State& next) {
-        Succ x;
-        x.next = next;
-        x.hash = hash_of(x.next);
-        x.actor = st.actor;
-        x.step = st;
-        x.dest = std::uint32_t(owner(x.hash));
-        ch.succs.push_back(x);
-      });
-      p.count = std::uint32_t(ch.succs.size()) - p.first;
+      p.count = std::uint32_t(expand::gather(rms[w], cur, ch.succs, p.first, used, kNone,
+                                             [&](const State& s) { return hash_of(s); },
+                                             [&](Succ& x) { x.dest = std::uint32_t(owner(x.hash)); }));
       p.n = p.count;
       p.finished = m_.finished(cur);
       ch.parents.push_back(p);
@@ -573,23 +569,17 @@ void DistributedSearch<M>::expand_batch(std::uint32_t depth, std::uint64_t b, st
       Chunk& ch = chunks[c];
       State cur{};
       for (Parent& p : ch.parents) {
-        bool unknown = false;
         for (std::uint32_t k = 0; k < p.count; ++k) {
           Succ& x = ch.succs[p.first + k];
           x.id = read<std::uint32_t>(in[x.dest].data() + 4 * std::size_t(x.q));
-          unknown = unknown || x.id == kNone;
-        }
-        if (capped && unknown) {
-          p.n = origin::kTruncated;
-          continue;
         }
         std::vector<Succ>& succ = scratch[w];
         succ.assign(ch.succs.begin() + p.first, ch.succs.begin() + p.first + p.count);
-        if (rm_.por()) {
-          store_.load(p.local, cur.b.data());
-          p.por = rms[w].reduce(cur, succ, [&](const Succ& x) { return x.id != kNone && x.id < hi; });
-        }
-        p.n = std::uint32_t(succ.size());
+        if (rm_.por()) store_.load(p.local, cur.b.data());  // the ample set's parent
+        std::tie(p.n, p.por) = expand::keep(
+            rms[w], cur, succ, capped, [](const Succ& x) { return x.id != kNone; },
+            [&](const Succ& x) { return x.id != kNone && x.id < hi; });
+        if (p.n == origin::kTruncated) continue;
         for (std::uint32_t k = 0; k < p.n; ++k)
           if (succ[k].id == kNone)
             ch.cands.push_back({succ[k].dest, succ[k].q, origin::of(p.gid, k)});

@@ -44,6 +44,7 @@
 #include <cstring>
 #include <vector>
 
+#include "explorer/expand.hpp"
 #include "explorer/origin.hpp"
 #include "explorer/worker_pool.hpp"
 
@@ -150,44 +151,28 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
     const std::size_t p0 = R.r0 + c * R.chunk, p1 = std::min(R.r1, p0 + R.chunk);
     for (std::size_t p = p0; p < p1; ++p) {
       res.parent(R, p, cur);
-      if constexpr (Res::kLooksUp) {
-        if (at_bound && origin::left_at_bound(rms[w], cur, [&](const State& k) {
-              return store_->contains(k.b.data(), hash_of(k));
-            })) {
-          ch.nsucc.push_back(origin::kTruncated);
-          ch.por.push_back(0);
-          continue;
-        }
-      }
-      // Successors in place, only the bytes a state uses copied (a large
-      // state is far from its capacity); nothing reads past them.
-      std::size_t ns = 0;
-      rms[w].for_each_successor(cur, [&](const Step& st, const State& next) {
-        if (ns == succ.size()) succ.emplace_back();
-        Succ& x = succ[ns++];
-        std::memcpy(x.next.b.data(), next.b.data(), used);
-        x.actor = st.actor;
-        x.step = st;
-        x.id = kUnlooked;
-        x.hash = hash_of(x.next);
-        if constexpr (Res::kLooksUp) store_->prefetch(x.hash);
-      });
-      succ.resize(ns);
-      // Each successor is looked up once, by the proviso or below.
+      expand::gather(rms[w], cur, succ, 0, used, kUnlooked, [&](const State& s) { return hash_of(s); },
+                     [&](const Succ& x) {
+                       if constexpr (Res::kLooksUp) store_->prefetch(x.hash);
+                     });
+      // Each successor is looked up once, when first asked about; a store
+      // that answers only later (on disk) has every one a candidate, and
+      // takes the depth bound itself.
       auto stored = [&](const Succ& x) {
         if constexpr (Res::kLooksUp)
           if (x.id == kUnlooked) x.id = res.lookup(x);
         return Res::kLooksUp ? x.id : StateStore::kNone;
       };
-      std::uint8_t por = 0;
-      if constexpr (Res::kLooksUp)
-        if (rm_.por())
-          por = rms[w].reduce(cur, succ, [&](const Succ& x) {
+      const auto [n, por] = expand::keep(
+          rms[w], cur, succ, Res::kLooksUp && at_bound,
+          [&](const Succ& x) { return stored(x) != StateStore::kNone; },
+          [&](const Succ& x) {
             const std::uint32_t i = stored(x);
             return i != StateStore::kNone && i < R.hi;
           });
       ch.por.push_back(por);
-      ch.nsucc.push_back(std::uint32_t(succ.size()));
+      ch.nsucc.push_back(n);
+      if (n == origin::kTruncated) continue;
       for (std::size_t k = 0; k < succ.size(); ++k) {
         const Succ& x = succ[k];
         if (const std::uint32_t i = stored(x); i != StateStore::kNone) {

@@ -9,7 +9,7 @@
 // At the depth bound a state is expanded only when every successor is
 // stored already (its dead end or its edges are still seen; nothing new is
 // added past the bound); otherwise it is left, and the search says it was
-// truncated.
+// truncated (expand::keep, explorer/expand.hpp).
 #pragma once
 
 #include <cstddef>
@@ -29,17 +29,5 @@ constexpr std::uint32_t parent(std::uint64_t o) { return std::uint32_t(o >> kSuc
 // The largest origin a parent's successors can have: every origin up to it
 // is of that parent or an earlier one.
 constexpr std::uint64_t last_of(std::uint64_t parent) { return of(parent, (std::size_t(1) << kSuccBits) - 1); }
-
-// Whether s, at the depth bound, is left: some successor's key (rm: the
-// reduced model) is not stored (stored(key)). Successors after the first
-// such one are not keyed.
-template <class RM, class Stored>
-bool left_at_bound(const RM& rm, const typename RM::State& s, Stored&& stored) {
-  bool left = false;
-  rm.base().for_each_successor(s, [&](const Step&, const typename RM::State& next) {
-    if (!left) left = !stored(rm.keyed(next));
-  });
-  return left;
-}
 
 }  // namespace blkmc::origin

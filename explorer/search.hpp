@@ -42,6 +42,7 @@
 #include "explorer/counterexample.hpp"
 #include "explorer/key_path.hpp"
 #include "explorer/limits.hpp"
+#include "explorer/expand.hpp"
 #include "explorer/origin.hpp"
 #include "explorer/reduced_model.hpp"
 #include "explorer/state_store.hpp"
@@ -336,34 +337,23 @@ class Search {
       }
       if constexpr (plain) std::memcpy(cur.b.data(), store.get(cid), m_.state_bytes());
       else store.load(cid, cur.b.data());
-      if (lim.max_depth && d >= lim.max_depth &&
-          origin::left_at_bound(rm_, cur, [&](const State& k) { return store.contains(k.b.data(), hash_of(k)); })) {
+      expand::gather(rm_, cur, succ_, 0, used, kUnlooked, [&](const State& s) { return hash_of(s); },
+                     [&](const Succ& x) { store.prefetch(x.hash); });
+      // Breadth-first, the ample sets are decided per level (by_level) and
+      // counted here; depth-first, rm_ decides and counts, and a successor
+      // anywhere in the store (on the stack or done) answers the proviso.
+      auto stored = [&](const Succ& x) { return store.contains(x.next.b.data(), x.hash); };
+      const auto [n, por] = expand::keep(
+          fifo ? by_level : rm_, cur, succ_, lim.max_depth && d >= lim.max_depth, stored, [&](const Succ& x) {
+            if (!fifo) return stored(x);
+            const std::uint32_t i = store.lookup(x.next.b.data(), x.hash);
+            return i != StateStore::kNone && i < level_end;
+          });
+      if (n == origin::kTruncated) {
         truncated = true;
         continue;
       }
-      // Successors in place, only the bytes a state uses copied (a state's
-      // capacity is often several times its size); nothing reads past them.
-      std::size_t ns = 0;
-      rm_.for_each_successor(cur, [&](const Step& st, const State& next_state) {
-        if (ns == succ_.size()) succ_.emplace_back();
-        Succ& x = succ_[ns++];
-        std::memcpy(x.next.b.data(), next_state.b.data(), used);
-        x.hash = hash_of(x.next);
-        x.actor = st.actor;
-        x.step = st;
-        x.id = kUnlooked;
-        store.prefetch(x.hash);
-      });
-      succ_.resize(ns);
-      if (rm_.por()) {
-        if (fifo)
-          rm_.count(by_level.reduce(cur, succ_, [&](const Succ& x) {
-            const std::uint32_t i = store.lookup(x.next.b.data(), x.hash);
-            return i != StateStore::kNone && i < level_end;
-          }));
-        else
-          rm_.reduce(cur, succ_, [&](const Succ& x) { return store.contains(x.next.b.data(), x.hash); });
-      }
+      if (fifo && rm_.por()) rm_.count(typename Reduced<M>::Outcome(por));
       transitions_ += succ_.size();
       if (edges) obs.on_expand(cid, cur);
       bool stop_states = false;
