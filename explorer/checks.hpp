@@ -297,13 +297,13 @@ void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename
 }
 
 template <Model M>
-class DistributedSearch;  // explorer/distributed_search.hpp
+SearchResult<typename M::State> explore_on_ranks(const M& m, const SearchOptions& opt);  // explorer/distributed_search.hpp
 
 // Searches m with the selected properties checked on the way (over the
 // ranks of opt.cluster where it is set).
 template <Model M>
 SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
-  if (opt.cluster) return DistributedSearch<M>(m, opt).run();
+  if (opt.cluster) return explore_on_ranks(m, opt);
   PropertyChecks<M> checks(m, opt);
   Search<M> search(m, opt);
   const StopReason stop = search.run(checks);

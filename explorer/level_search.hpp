@@ -23,16 +23,26 @@
 //                in origin order and replays each round; the disk store
 //                sorts the level's candidates and replays the level once it
 //                has merged them with the visited runs. Both take a round
-//                on one thread while the workers expand the next.
+//                on one thread while the workers expand the next;
+//              on ranks (explorer/resolve_on_ranks.hpp, under MPI): each
+//                rank expands the parents it holds, asks the successors'
+//                owners, keeps (expand::keep) with their answers, and the
+//                ranks merge, number, observe with the property checks'
+//                slots and store together.
 // Ids, parents and what the observer sees are therefore independent of the
-// number of threads, the round size and the store. A resolver provides:
+// number of threads, ranks, the round size and the store. A resolver provides:
 //   static constexpr bool kLooksUp     lookups while expanding (else every
 //                                      successor is a candidate)
 //   static constexpr bool kOverlaps    take() runs beside the next round's expansion
+//   static constexpr bool kSpread      over ranks: parent() says whether this rank
+//                                      holds p, whose successors go to expanded(),
+//                                      and begin_round() checks the limits
 //   std::size_t round_parents() const
+//   std::size_t states() const         states stored (ids below it)
 //   void start(const State& s)         stores the start state (id 0) and reports it
 //   std::optional<StopReason> begin_level(depth, lo, hi), begin_round(LevelRound&)
-//   void parent(const LevelRound&, std::size_t p, State&)   (any worker)
+//   void parent(const LevelRound&, std::size_t p, State&)   (any worker; kSpread: bool)
+//   void expanded(R, chunk, p, const State&, first, count)  (kSpread; any worker)
 //   std::uint32_t lookup(const Succ&)  (kLooksUp; any worker)
 //   std::optional<StopReason> take(LevelRound&), end_level(bool stopped)
 //   std::optional<StopReason> level_failed()   in a catch: a stop, or nullopt to rethrow
@@ -85,6 +95,7 @@ struct Search<M>::LevelChunk {
   std::vector<Edge> edges;            // per successor, in order
   std::vector<std::uint32_t> nsucc;   // per parent: successors, or kTruncated
   std::vector<std::uint8_t> por;      // per parent: its ample-set outcome
+  std::vector<Succ> succs;            // spread over ranks: the successors of the parents held here
   std::size_t reps = 0;               // in-memory resolver: representatives
   std::uint32_t first_id = 0;         // and the first one's id
 };
@@ -107,6 +118,13 @@ template <Model M>
 template <class Obs>
 StopReason Search<M>::levels(Obs& obs) {
   WorkerPool pool(std::max(1u, opt_.threads));
+  if (opt_.cluster) {
+    if constexpr (std::is_same_v<Obs, PropertyChecks<M>>) {
+      OnRanks<Obs> res(*this, obs, pool);
+      return level_loop(obs, res, pool);
+    }
+    throw std::logic_error("a search over ranks reports to the property checks");
+  }
   if (store_spec(opt_.store).on_disk) {
     OnDisk<Obs> res(*this, obs, pool);
     return level_loop(obs, res, pool);
@@ -140,7 +158,8 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
     ch.edges.clear();
     ch.nsucc.clear();
     ch.por.clear();
-    if constexpr (!Res::kOverlaps) {
+    ch.succs.clear();
+    if constexpr (!Res::kOverlaps && !Res::kSpread) {
       if (abort.load(std::memory_order_relaxed) >= 0) return;
       if (w == 0)
         if (auto r = check_clock_and_memory(int(R.depth))) abort.store(int(*r));
@@ -150,6 +169,16 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
     const bool at_bound = lim.max_depth && R.depth >= lim.max_depth;
     const std::size_t p0 = R.r0 + c * R.chunk, p1 = std::min(R.r1, p0 + R.chunk);
     for (std::size_t p = p0; p < p1; ++p) {
+      if constexpr (Res::kSpread) {
+        // A rank expands the parents it holds and keeps every successor:
+        // their owners say in take() which are stored.
+        if (!res.parent(R, p, cur)) continue;
+        const std::size_t first = ch.succs.size();
+        res.expanded(R, c, p, cur, first,
+                     expand::gather(rms[w], cur, ch.succs, first, used, StateStore::kNone,
+                                    [&](const State& s) { return hash_of(s); }, [](const Succ&) {}));
+        continue;
+      }
       res.parent(R, p, cur);
       expand::gather(rms[w], cur, succ, 0, used, kUnlooked, [&](const State& s) { return hash_of(s); },
                      [&](const Succ& x) {
@@ -193,7 +222,7 @@ StopReason Search<M>::level_loop(Obs& obs, Res& res, WorkerPool& pool) {
 
   std::size_t lo = 0;
   for (std::uint32_t depth = 0;; ++depth) {
-    const std::size_t hi = store_->size();
+    const std::size_t hi = res.states();
     if (lo == hi) break;
     std::optional<StopReason> stop;
     try {

@@ -34,6 +34,7 @@ class Search<M>::InMemory {
  public:
   static constexpr bool kLooksUp = true;
   static constexpr bool kOverlaps = false;
+  static constexpr bool kSpread = false;
   static constexpr std::size_t kRound = 1u << 16;  // parents per round (of 256-byte states; fewer of larger ones)
 
   InMemory(Search& s, Obs& obs, WorkerPool& pool) : s_(s), obs_(obs), pool_(pool) {}
@@ -53,6 +54,7 @@ class Search<M>::InMemory {
   std::uint32_t lookup(const Succ& x) const { return s_.store_->lookup(x.next.b.data(), x.hash); }
   std::optional<StopReason> end_level(bool) { return std::nullopt; }
   std::optional<StopReason> level_failed() { return std::nullopt; }
+  std::size_t states() const { return s_.store_->size(); }
   bool truncated() const { return truncated_; }
 
   std::optional<StopReason> take(LevelRound& R) {

@@ -104,6 +104,7 @@ class Search<M>::OnDisk {
  public:
   static constexpr bool kLooksUp = false;
   static constexpr bool kOverlaps = true;
+  static constexpr bool kSpread = false;
 
   OnDisk(Search& s, Obs& obs, WorkerPool& pool)
       : s_(s),
@@ -143,6 +144,7 @@ class Search<M>::OnDisk {
   // SearchOptions::level_batch where a test asks for small rounds (results
   // never depend on it).
   std::size_t round_parents() const { return s_.opt_.level_batch ? s_.opt_.level_batch : disk_search::kRound; }
+  std::size_t states() const { return s_.store_->size(); }
   bool truncated() const { return truncated_; }
   void parent(const LevelRound& R, std::size_t p, State& s) const {
     std::memcpy(s.b.data(), R.keys.data() + (p - R.r0) * len_, len_);

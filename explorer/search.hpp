@@ -91,6 +91,8 @@ struct SearchOptions {
 };
 
 struct ReplayRange;  // explorer/level_replay.hpp
+template <Model M>
+class PropertyChecks;  // explorer/checks.hpp
 
 template <Model M>
 class Search {
@@ -104,6 +106,11 @@ class Search {
         rm_(m, reductions(opt), opt.props, opt.limits.max_depth != 0),
         start_state_(start ? *start : m.initial()) {
     const StoreSpec& spec = store_spec(opt.store);
+    if (opt.cluster && !opt.bfs) throw UsageError("a distributed search is breadth-first (drop --dfs)");
+    if (opt.cluster && opt.store != StoreKind::Plain)
+      throw UsageError(fmt::format("a distributed search keeps every state on its owner rank; the {} store "
+                                   "is for one process",
+                                   spec.name));
     if (spec.breadth_first_only && !opt.bfs)
       throw UsageError(fmt::format("the {} store is for breadth-first searches (drop --dfs)", spec.name));
     store_ = spec.make({m.state_bytes(), opt.disk_dir, bitstate_bits(opt)});
@@ -120,8 +127,8 @@ class Search {
     // One thread into a store in memory needs no levels: the store is the
     // queue (see sequential()); into the plain store find-or-put is one
     // table probe.
-    const bool one_thread =
-        !opt_.bfs || (!store_spec(opt_.store).on_disk && opt_.threads <= 1 && !opt_.level_batch);
+    const bool one_thread = !opt_.bfs || (!store_spec(opt_.store).on_disk && opt_.threads <= 1 &&
+                                           !opt_.level_batch && !opt_.cluster);
     const StopReason r =
         !one_thread ? levels(obs) : plain_ ? sequential(obs, *plain_) : sequential(obs, *store_);
     seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -177,6 +184,11 @@ class Search {
 
   // The model searched: m through the reductions that apply.
   const Reduced<M>& reduced() const { return rm_; }
+  const State& start_state() const { return start_state_; }
+  // Spread over ranks (explorer/resolve_on_ranks.hpp): the global id of
+  // each state store() holds here, by index, and the states of all ranks.
+  const std::vector<std::uint32_t>& rank_ids() const { return ranks_.ids; }
+  std::size_t rank_states() const { return ranks_.states; }
 
   // The path the search took from its start to state id (under BFS a
   // shortest one), on concrete states: where the store holds keys, each
@@ -254,7 +266,8 @@ class Search {
   // Breadth-first, level by level on every worker (explorer/
   // level_search.hpp): one loop of rounds of parents, each round's
   // successors resolved by the store's side, InMemory (explorer/
-  // resolve_in_memory.hpp) or OnDisk (explorer/resolve_on_disk.hpp).
+  // resolve_in_memory.hpp) or OnDisk (explorer/resolve_on_disk.hpp), or
+  // by the ranks of a cluster, OnRanks (explorer/resolve_on_ranks.hpp).
   struct LevelCand;
   struct LevelChunk;
   struct LevelRound;
@@ -262,6 +275,8 @@ class Search {
   class InMemory;
   template <class Obs>
   class OnDisk;
+  template <class Obs>
+  class OnRanks;
   template <class Obs>
   StopReason levels(Obs& obs);
   template <class Obs, class Res>
@@ -412,6 +427,12 @@ class Search {
   // store_, when it is the plain store: depth-first search's, and one
   // thread's breadth-first search probes it once per successor.
   StateStore* plain_ = nullptr;
+  // Spread over ranks: store_ holds this rank's states, ids maps their
+  // indexes to global ids (increasing), states counts all ranks'.
+  struct {
+    std::vector<std::uint32_t> ids;
+    std::size_t states = 0;
+  } ranks_;
   State start_state_;
   std::vector<Succ> succ_;  // one state's successors
   std::uint64_t transitions_ = 0;
