@@ -128,10 +128,10 @@ class Search<M>::OnRanks {
       local_[ids_[l] - R.r0] = std::uint32_t(l);
     held_.resize(std::max(held_.size(), R.nchunks));
     q_.resize(std::max(q_.size(), R.nchunks));
-    cands_.resize(std::max(cands_.size(), R.nchunks));
+    kept_.resize(std::max(kept_.size(), R.nchunks));
     for (std::size_t c = 0; c < R.nchunks; ++c) {
       held_[c].clear();
-      cands_[c].clear();
+      kept_[c].clear();
     }
     return std::nullopt;
   }
@@ -157,6 +157,7 @@ class Search<M>::OnRanks {
   std::optional<StopReason> level_failed() { return std::nullopt; }
   bool truncated() const { return truncated_; }
 
+  // The round: 1 ask, 2 merge, 3 number, 4 observe, 5 store.
   std::optional<StopReason> take(LevelRound& R);
 
  private:
@@ -246,6 +247,17 @@ class Search<M>::OnRanks {
     c_.min(best);
     obs_.settle_best(best);
   }
+  // Where a round stops: after parent `at` (kNever: not in this round),
+  // ids below `cut` stored, and why.
+  struct Cut {
+    std::optional<StopReason> stop;
+    std::uint64_t at = kNever, cut = 0;
+  };
+  void ask(LevelRound& R);
+  void merge(bool edges);
+  void number(LevelRound& R, std::uint64_t n0, bool edges);
+  Cut observe(const LevelRound& R, std::uint64_t n0);
+  void add_counts(const LevelRound& R, std::uint64_t at);
   void log_edges(const LevelRound& R, const std::vector<Rep>& reps, std::uint64_t whole_below, std::uint64_t cut);
 
   Search& s_;
@@ -259,7 +271,19 @@ class Search<M>::OnRanks {
   std::vector<std::uint32_t> local_;                 // the round's parents: local index, or kNone
   std::vector<std::vector<Held>> held_;              // per chunk: its parents held here
   std::vector<std::vector<std::uint32_t>> q_;        // per chunk: each successor's query index at its owner
-  std::vector<std::vector<Cand>> cands_;             // per chunk: kept successors not stored (after asking)
+  std::vector<std::vector<Cand>> kept_;              // per chunk: kept successors not stored (after asking)
+  // A round's exchanges: the queries received, per sender (the candidates
+  // and representatives point into them), as read, and their answers; the
+  // candidates (sender, query index, origin); the representatives, in
+  // origin order, and each candidate's (with edges); rank 0: every new
+  // state's origin, by id.
+  std::vector<Bytes> queries_;
+  std::vector<std::vector<Query>> qs_;
+  std::vector<std::vector<std::uint32_t>> ans_;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> found_;
+  std::vector<Rep> reps_;
+  std::vector<std::uint32_t> rep_of_;
+  std::vector<std::uint64_t> origins_;
   bool truncated_ = false;
 };
 
@@ -326,141 +350,168 @@ void Search<M>::OnRanks<Obs>::log_edges(const LevelRound& R, const std::vector<R
 template <Model M>
 template <class Obs>
 std::optional<StopReason> Search<M>::OnRanks<Obs>::take(LevelRound& R) {
+  const std::uint64_t n0 = s_.ranks_.states;
+  const bool edges = obs_.graph_active();
+  ask(R);
+  merge(edges);
+  number(R, n0, edges);
+  const Cut k = observe(R, n0);
+  add_counts(R, k.at);
+  fold_maxima(reps_, k.cut);
+  if (k.cut > n0) s_.max_depth_ = std::max(s_.max_depth_, R.depth + 1);
+  if (edges) log_edges(R, reps_, k.stop ? k.at : kNever, k.cut);
+  // 5 store the new states below the cut.
+  for (const Rep& r : reps_) {
+    if (r.id >= k.cut) break;
+    store_.insert(r.key, r.hash, origin::parent(r.origin), R.depth + 1);
+    ids_.push_back(r.id);
+  }
+  s_.ranks_.states = k.cut;
+  return k.stop;
+}
+
+// 1 ask: every successor of the parents held here is a query to its owner,
+// who looks it up; the candidates (found_) are the unknown ones the parents
+// keep.
+template <Model M>
+template <class Obs>
+void Search<M>::OnRanks<Obs>::ask(LevelRound& R) {
   using ranks::append;
   using ranks::read;
   const std::size_t nr = std::size_t(c_.size());
-  const std::uint32_t depth = R.depth;
-  const std::uint64_t n0 = s_.ranks_.states;
-  const bool capped = s_.opt_.limits.max_depth && depth >= s_.opt_.limits.max_depth;
-  // The parent's rank decides with the owners' answers: the proviso of the
-  // partial-order reduction, and whether a parent at the depth bound is cut.
-  const bool ask = (s_.rm_.por() && !s_.rm_.gave_up()) || capped;
-
-  // 1 ask: every successor of the parents held here is a query to its owner.
   std::vector<Bytes> out(nr), in;
-  {
-    std::vector<std::uint32_t> q(nr, 0);
-    for (std::size_t c = 0; c < R.nchunks; ++c) {
-      const std::vector<Succ>& succs = R.chunks[c].succs;
-      q_[c].resize(succs.size());
-      for (const Held& p : held_[c])
-        for (std::uint32_t k = 0; k < p.count; ++k) {
-          const Succ& x = succs[p.first + k];
-          const auto dest = std::size_t(owner(x.hash));
-          q_[c][p.first + k] = q[dest]++;
-          Bytes& o = out[dest];
-          append(o, x.hash);
-          append(o, origin::of(p.gid, k));
-          o.insert(o.end(), x.next.b.data(), x.next.b.data() + len_);
-        }
-    }
+  std::vector<std::uint32_t> q(nr, 0);
+  for (std::size_t c = 0; c < R.nchunks; ++c) {
+    const std::vector<Succ>& succs = R.chunks[c].succs;
+    q_[c].resize(succs.size());
+    for (const Held& p : held_[c])
+      for (std::uint32_t k = 0; k < p.count; ++k) {
+        const Succ& x = succs[p.first + k];
+        const auto dest = std::size_t(owner(x.hash));
+        q_[c][p.first + k] = q[dest]++;
+        Bytes& o = out[dest];
+        append(o, x.hash);
+        append(o, origin::of(p.gid, k));
+        o.insert(o.end(), x.next.b.data(), x.next.b.data() + len_);
+      }
   }
-  std::vector<Bytes> queries;  // kept until the candidates point into them
-  c_.exchange(out, queries);
-  std::vector<std::vector<Query>> qs(nr);
-  std::vector<std::vector<std::uint32_t>> ans(nr);
+  c_.exchange(out, queries_);
+  qs_.resize(nr);
+  ans_.resize(nr);
   for (std::size_t s = 0; s < nr; ++s) {
-    const std::size_t nq = queries[s].size() / query_bytes();
-    qs[s].resize(nq);
-    ans[s].resize(nq);
+    const std::size_t nq = queries_[s].size() / query_bytes();
+    qs_[s].resize(nq);
+    ans_[s].resize(nq);
     for (std::size_t i = 0; i < nq; ++i) {
-      const std::uint8_t* r = queries[s].data() + i * query_bytes();
-      qs[s][i] = {r + 16, read<std::uint64_t>(r), read<std::uint64_t>(r + 8)};
+      const std::uint8_t* r = queries_[s].data() + i * query_bytes();
+      qs_[s][i] = {r + 16, read<std::uint64_t>(r), read<std::uint64_t>(r + 8)};
     }
     pool_.run((nq + 4095) / 4096, [&](std::size_t t, unsigned) {
       for (std::size_t i = t * 4096; i < std::min(nq, (t + 1) * 4096); ++i) {
-        const std::uint32_t l = store_.lookup(qs[s][i].key, qs[s][i].hash);
-        ans[s][i] = l == kNone ? kNone : ids_[l];
+        const std::uint32_t l = store_.lookup(qs_[s][i].key, qs_[s][i].hash);
+        ans_[s][i] = l == kNone ? kNone : ids_[l];
       }
     });
   }
-  // The candidates: (sender, query index, origin).
-  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> cands;
-  if (!ask) {
+  found_.clear();
+  // The parent's rank decides with the owners' answers where it must: the
+  // proviso of the partial-order reduction, and whether a parent at the
+  // depth bound is cut. Otherwise every unknown query is a candidate.
+  const bool capped = s_.opt_.limits.max_depth && R.depth >= s_.opt_.limits.max_depth;
+  if (!(s_.rm_.por() && !s_.rm_.gave_up()) && !capped) {
     for (std::size_t s = 0; s < nr; ++s)
-      for (std::size_t i = 0; i < ans[s].size(); ++i)
-        if (ans[s][i] == kNone) cands.emplace_back(std::uint32_t(s), std::uint32_t(i), qs[s][i].origin);
-  } else {
-    for (std::size_t s = 0; s < nr; ++s) {
-      out[s].resize(ans[s].size() * 4);
-      if (!ans[s].empty()) std::memcpy(out[s].data(), ans[s].data(), out[s].size());
-    }
-    c_.exchange(out, in);
-    // The parents keep what every search keeps (expand::keep); the kept
-    // successors not stored go back to their owners as candidates.
-    std::vector<std::vector<Asked>> scratch(pool_.size());
-    pool_.run(R.nchunks, [&](std::size_t c, unsigned w) {
-      std::vector<Succ>& succs = R.chunks[c].succs;
-      std::vector<Asked>& succ = scratch[w];
-      State cur{};
-      for (Held& p : held_[c]) {
-        succ.clear();
-        for (std::uint32_t k = 0; k < p.count; ++k) {
-          Succ& x = succs[p.first + k];
-          const std::uint32_t q = q_[c][p.first + k];
-          x.id = read<std::uint32_t>(in[std::size_t(owner(x.hash))].data() + 4 * std::size_t(q));
-          succ.push_back({x, q});
-        }
-        if (s_.rm_.por()) store_.load(p.local, cur.b.data());  // the ample set's parent
-        std::tie(p.n, p.por) = expand::keep(
-            rms_[w], cur, succ, capped, [](const Asked& x) { return x.id != kNone; },
-            [&](const Asked& x) { return x.id != kNone && x.id < R.hi; });
-        if (p.n == origin::kTruncated) continue;
-        for (std::uint32_t k = 0; k < p.n; ++k)
-          if (succ[k].id == kNone)
-            cands_[c].push_back({std::uint32_t(owner(succ[k].hash)), succ[k].q, origin::of(p.gid, k)});
-      }
-    });
-    for (auto& o : out) o.clear();
-    for (std::size_t c = 0; c < R.nchunks; ++c)
-      for (const Cand& x : cands_[c]) {
-        append(out[x.dest], x.q);
-        append(out[x.dest], x.origin);
-      }
-    c_.exchange(out, in);
-    for (std::size_t s = 0; s < nr; ++s)
-      for (std::size_t i = 0; i + 12 <= in[s].size(); i += 12)
-        cands.emplace_back(std::uint32_t(s), read<std::uint32_t>(in[s].data() + i),
-                           read<std::uint64_t>(in[s].data() + i + 4));
+      for (std::size_t i = 0; i < ans_[s].size(); ++i)
+        if (ans_[s][i] == kNone) found_.emplace_back(std::uint32_t(s), std::uint32_t(i), qs_[s][i].origin);
+    return;
   }
-
-  // 2 merge: one representative per state, with its smallest origin;
-  // rep_of: each candidate's (with edges).
-  const bool edges = obs_.graph_active();
-  std::vector<Rep> reps;
-  std::vector<std::uint32_t> rep_of;
-  {
-    std::size_t slots = 1024;
-    while (slots < 2 * cands.size()) slots *= 2;
-    std::vector<std::uint32_t> table(slots, kNone);
-    for (const auto& [s, i, origin] : cands) {
-      const Query& qq = qs[s][i];
-      for (std::size_t t = (qq.hash >> 32) & (slots - 1);; t = (t + 1) & (slots - 1)) {
-        if (table[t] == kNone) {
-          table[t] = std::uint32_t(reps.size());
-          reps.push_back({qq.key, qq.hash, origin, kNone, std::uint32_t(reps.size())});
-        }
-        Rep& r = reps[table[t]];
-        if (r.hash == qq.hash && std::memcmp(r.key, qq.key, len_) == 0) {
-          r.origin = std::min(r.origin, origin);
-          if (edges) rep_of.push_back(table[t]);
-          break;
-        }
-      }
-    }
-    std::sort(reps.begin(), reps.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
-    if (edges) {
-      std::vector<std::uint32_t> at(reps.size());
-      for (std::uint32_t j = 0; j < reps.size(); ++j) at[reps[j].made] = j;
-      for (std::uint32_t& r : rep_of) r = at[r];
-    }
+  for (std::size_t s = 0; s < nr; ++s) {
+    out[s].resize(ans_[s].size() * 4);
+    if (!ans_[s].empty()) std::memcpy(out[s].data(), ans_[s].data(), out[s].size());
   }
-
-  // 3 number: rank 0 merges the origins, in whose order the ids go.
-  for (auto& o : out) o.clear();
-  for (const Rep& r : reps) append(out[0], r.origin);
   c_.exchange(out, in);
-  std::vector<std::uint64_t> origins;  // rank 0: every new state's, by id - n0
+  // The parents keep what every search keeps (expand::keep); the kept
+  // successors not stored go back to their owners as candidates.
+  std::vector<std::vector<Asked>> scratch(pool_.size());
+  pool_.run(R.nchunks, [&](std::size_t c, unsigned w) {
+    std::vector<Succ>& succs = R.chunks[c].succs;
+    std::vector<Asked>& succ = scratch[w];
+    State cur{};
+    for (Held& p : held_[c]) {
+      succ.clear();
+      for (std::uint32_t k = 0; k < p.count; ++k) {
+        Succ& x = succs[p.first + k];
+        const std::uint32_t qi = q_[c][p.first + k];
+        x.id = read<std::uint32_t>(in[std::size_t(owner(x.hash))].data() + 4 * std::size_t(qi));
+        succ.push_back({x, qi});
+      }
+      if (s_.rm_.por()) store_.load(p.local, cur.b.data());  // the ample set's parent
+      std::tie(p.n, p.por) = expand::keep(
+          rms_[w], cur, succ, capped, [](const Asked& x) { return x.id != kNone; },
+          [&](const Asked& x) { return x.id != kNone && x.id < R.hi; });
+      if (p.n == origin::kTruncated) continue;
+      for (std::uint32_t k = 0; k < p.n; ++k)
+        if (succ[k].id == kNone)
+          kept_[c].push_back({std::uint32_t(owner(succ[k].hash)), succ[k].q, origin::of(p.gid, k)});
+    }
+  });
+  for (auto& o : out) o.clear();
+  for (std::size_t c = 0; c < R.nchunks; ++c)
+    for (const Cand& x : kept_[c]) {
+      append(out[x.dest], x.q);
+      append(out[x.dest], x.origin);
+    }
+  c_.exchange(out, in);
+  for (std::size_t s = 0; s < nr; ++s)
+    for (std::size_t i = 0; i + 12 <= in[s].size(); i += 12)
+      found_.emplace_back(std::uint32_t(s), read<std::uint32_t>(in[s].data() + i),
+                          read<std::uint64_t>(in[s].data() + i + 4));
+}
+
+// 2 merge: one representative per state (reps_, in origin order), with its
+// smallest origin; rep_of_: each candidate's (with edges).
+template <Model M>
+template <class Obs>
+void Search<M>::OnRanks<Obs>::merge(bool edges) {
+  reps_.clear();
+  rep_of_.clear();
+  std::size_t slots = 1024;
+  while (slots < 2 * found_.size()) slots *= 2;
+  std::vector<std::uint32_t> table(slots, kNone);
+  for (const auto& [s, i, origin] : found_) {
+    const Query& qq = qs_[s][i];
+    for (std::size_t t = (qq.hash >> 32) & (slots - 1);; t = (t + 1) & (slots - 1)) {
+      if (table[t] == kNone) {
+        table[t] = std::uint32_t(reps_.size());
+        reps_.push_back({qq.key, qq.hash, origin, kNone, std::uint32_t(reps_.size())});
+      }
+      Rep& r = reps_[table[t]];
+      if (r.hash == qq.hash && std::memcmp(r.key, qq.key, len_) == 0) {
+        r.origin = std::min(r.origin, origin);
+        if (edges) rep_of_.push_back(table[t]);
+        break;
+      }
+    }
+  }
+  std::sort(reps_.begin(), reps_.end(), [](const Rep& a, const Rep& x) { return a.origin < x.origin; });
+  if (edges) {
+    std::vector<std::uint32_t> at(reps_.size());
+    for (std::uint32_t j = 0; j < reps_.size(); ++j) at[reps_[j].made] = j;
+    for (std::uint32_t& r : rep_of_) r = at[r];
+  }
+}
+
+// 3 number: rank 0 merges the origins (origins_), in whose order the ids
+// go; with edges every query then gets its id back, the stored and the new.
+template <Model M>
+template <class Obs>
+void Search<M>::OnRanks<Obs>::number(LevelRound& R, std::uint64_t n0, bool edges) {
+  using ranks::append;
+  using ranks::read;
+  const std::size_t nr = std::size_t(c_.size());
+  std::vector<Bytes> out(nr), in;
+  for (const Rep& r : reps_) append(out[0], r.origin);
+  c_.exchange(out, in);
+  origins_.clear();
   for (auto& o : out) o.clear();
   if (c_.rank() == 0) {
     std::vector<std::pair<std::uint64_t, std::uint32_t>> all;
@@ -468,50 +519,54 @@ std::optional<StopReason> Search<M>::OnRanks<Obs>::take(LevelRound& R) {
       for (std::size_t i = 0; i + 8 <= in[s].size(); i += 8)
         all.emplace_back(read<std::uint64_t>(in[s].data() + i), std::uint32_t(s));
     std::sort(all.begin(), all.end());
-    origins.reserve(all.size());
+    origins_.reserve(all.size());
     for (std::size_t j = 0; j < all.size(); ++j) {
-      origins.push_back(all[j].first);
+      origins_.push_back(all[j].first);
       append(out[all[j].second], std::uint32_t(n0 + j));
     }
   }
   c_.exchange(out, in);
-  for (std::size_t j = 0; j < reps.size(); ++j) reps[j].id = read<std::uint32_t>(in[0].data() + 4 * j);
-  // With edges every query gets its id back, the stored and the new.
-  if (edges) {
-    for (std::size_t c = 0; c < cands.size(); ++c) {
-      const auto& [s, i, origin] = cands[c];
-      ans[s][i] = reps[rep_of[c]].id;
-    }
-    for (std::size_t s = 0; s < nr; ++s) {
-      out[s].resize(ans[s].size() * 4);
-      if (!ans[s].empty()) std::memcpy(out[s].data(), ans[s].data(), out[s].size());
-    }
-    c_.exchange(out, in);
-    for (std::size_t c = 0; c < R.nchunks; ++c) {
-      std::vector<Succ>& succs = R.chunks[c].succs;
-      for (std::size_t k = 0; k < succs.size(); ++k)
-        succs[k].id = read<std::uint32_t>(in[std::size_t(owner(succs[k].hash))].data() + 4 * std::size_t(q_[c][k]));
-    }
+  for (std::size_t j = 0; j < reps_.size(); ++j) reps_[j].id = read<std::uint32_t>(in[0].data() + 4 * j);
+  if (!edges) return;
+  for (std::size_t c = 0; c < found_.size(); ++c) {
+    const auto& [s, i, origin] = found_[c];
+    ans_[s][i] = reps_[rep_of_[c]].id;
   }
+  for (std::size_t s = 0; s < nr; ++s) {
+    out[s].resize(ans_[s].size() * 4);
+    if (!ans_[s].empty()) std::memcpy(out[s].data(), ans_[s].data(), out[s].size());
+  }
+  c_.exchange(out, in);
+  for (std::size_t c = 0; c < R.nchunks; ++c) {
+    std::vector<Succ>& succs = R.chunks[c].succs;
+    for (std::size_t k = 0; k < succs.size(); ++k)
+      succs[k].id = read<std::uint32_t>(in[std::size_t(owner(succs[k].hash))].data() + 4 * std::size_t(q_[c][k]));
+  }
+}
 
-  // 4 observe: the first violations here, over all ranks; rank 0 finds the
-  // cut and which of them a one-process search would have seen.
-  std::vector<std::uint64_t> first = hits_new(reps);
-  {
-    State cur{};
-    for (std::size_t c = 0; c < R.nchunks; ++c)
-      for (const Held& p : held_[c])
-        if (p.count == 0 && !p.finished) {  // a deadlock, where one is selected
-          store_.load(p.local, cur.b.data());
-          obs_.hit_expanded(p.gid, cur, 0, first);
-        }
-  }
+// 4 observe: the first violations here, over all ranks; rank 0 finds the
+// cut and which of them a one-process search would have seen, and every
+// rank settles those.
+template <Model M>
+template <class Obs>
+typename Search<M>::template OnRanks<Obs>::Cut Search<M>::OnRanks<Obs>::observe(const LevelRound& R,
+                                                                                  std::uint64_t n0) {
+  using ranks::append;
+  using ranks::read;
+  std::vector<std::uint64_t> first = hits_new(reps_);
+  State cur{};
+  for (std::size_t c = 0; c < R.nchunks; ++c)
+    for (const Held& p : held_[c])
+      if (p.count == 0 && !p.finished) {  // a deadlock, where one is selected
+        store_.load(p.local, cur.b.data());
+        obs_.hit_expanded(p.gid, cur, 0, first);
+      }
   c_.min(first);
   Bytes decision;
   if (c_.rank() == 0) {
-    const std::uint64_t fresh = origins.size();
+    const std::uint64_t fresh = origins_.size();
     const std::uint64_t cap = std::min<std::uint64_t>(s_.max_states_, n0 + fresh);
-    auto parent_of = [&](std::uint64_t id) { return origin::parent(origins[id - n0]); };
+    auto parent_of = [&](std::uint64_t id) { return origin::parent(origins_[id - n0]); };
     const std::uint64_t t_cap = cap < n0 + fresh ? parent_of(cap) : kNever;
     std::vector<std::uint64_t> when(first.size(), kNever);  // the parent at which each is seen
     bool all = true;
@@ -535,9 +590,9 @@ std::optional<StopReason> Search<M>::OnRanks<Obs>::take(LevelRound& R) {
       code = 1;
       at = t_done;
       cut = t_done == t_cap ? cap
-                            : n0 + std::uint64_t(std::upper_bound(origins.begin(), origins.end(),
+                            : n0 + std::uint64_t(std::upper_bound(origins_.begin(), origins_.end(),
                                                                   origin::last_of(t_done)) -
-                                                 origins.begin());
+                                                 origins_.begin());
     } else if (t_cap != kNever) {
       code = 2;
       at = t_cap;
@@ -550,12 +605,22 @@ std::optional<StopReason> Search<M>::OnRanks<Obs>::take(LevelRound& R) {
       append(decision, when[i] != kNever && when[i] <= at ? first[i] : kNever);
   }
   c_.broadcast(decision, 0);
-  const auto code = read<std::uint64_t>(decision.data());
-  const auto at = read<std::uint64_t>(decision.data() + 8);
-  const auto cut = read<std::uint64_t>(decision.data() + 16);
   for (std::size_t i = 0; i < first.size(); ++i) obs_.settle(i, read<std::uint64_t>(decision.data() + 24 + 8 * i));
-  // What the parents up to the cut add: transitions, reduction outcomes,
-  // parents cut at the depth bound.
+  Cut k;
+  const auto code = read<std::uint64_t>(decision.data());
+  if (code == 1) k.stop = StopReason::AllViolated;
+  if (code == 2) k.stop = StopReason::MaxStates;
+  k.at = read<std::uint64_t>(decision.data() + 8);
+  k.cut = read<std::uint64_t>(decision.data() + 16);
+  return k;
+}
+
+// What the parents up to the one at which the search stops (at) add,
+// summed over the ranks: transitions, reduction outcomes, parents cut at
+// the depth bound.
+template <Model M>
+template <class Obs>
+void Search<M>::OnRanks<Obs>::add_counts(const LevelRound& R, std::uint64_t at) {
   std::vector<std::uint64_t> sums(4, 0);
   for (std::size_t c = 0; c < R.nchunks; ++c)
     for (const Held& p : held_[c]) {
@@ -572,20 +637,6 @@ std::optional<StopReason> Search<M>::OnRanks<Obs>::take(LevelRound& R) {
   s_.transitions_ += sums[0];
   s_.rm_.count(sums[1], sums[2]);
   truncated_ = truncated_ || sums[3] > 0;
-  fold_maxima(reps, cut);
-  if (cut > n0) s_.max_depth_ = std::max(s_.max_depth_, depth + 1);
-  if (edges) log_edges(R, reps, code == 0 ? kNever : at, cut);
-
-  // 5 store the new states below the cut.
-  for (const Rep& r : reps) {
-    if (r.id >= cut) break;
-    store_.insert(r.key, r.hash, origin::parent(r.origin), depth + 1);
-    ids_.push_back(r.id);
-  }
-  s_.ranks_.states = cut;
-  if (code == 1) return StopReason::AllViolated;
-  if (code == 2) return StopReason::MaxStates;
-  return std::nullopt;
 }
 
 }  // namespace blkmc
