@@ -19,8 +19,9 @@ one core (taskset -c $CPU) when taskset is available.
 
 usage: bench/reduce.py [ROW...]        (or ROWS="tags-433 sbitmap" in the environment)
 rows: tags-433 tags-442 tags-tagmatch sbitmap-deadlock sbitmap-nlw
+      sym-deadline sym-cfq sym-none
       suite-deadline suite-bfq suite-cfq cfq27-fair-ratio cfq27-max-wait-ticks
-groups: tags sbitmap suites cfq27 (default: every row)
+groups: tags sbitmap sym suites cfq27 (default: every row)
 environment:
   BLKMC         blkmc binary (default build/blkmc under the repository root)
   QUICK=1       smaller configurations, short limits (a smoke test: < 1 min)
@@ -153,6 +154,18 @@ def cfq27_row(name, prop):
     }
 
 
+IDENTICAL = os.path.join(HERE, "workloads", "identical-readers.wl")
+
+
+def sched_row(name, model, variant, workload, props, params=None):
+    return {
+        "name": name, "kind": "check", "model": model, "variant": variant,
+        "params": dict({"workload": workload}, **(params or {})), "props": props, "extra": [],
+        "title": f"{model} {variant} workload={os.path.basename(str(workload))} {' '.join(props)}"
+                 + "".join(f" {k}={v}" for k, v in (params or {}).items()),
+    }
+
+
 def suite_row(name, fam):
     path = os.path.join("model", "sched", fam, f"{fam}.suite")
     return {"name": name, "kind": "suite", "file": path,
@@ -166,6 +179,11 @@ ROWS = [
     tags_row("tags-tagmatch", "tag-match", 3, 2 if QUICK else 3, 2, 2, "count-owner-only"),
     sbitmap_row("sbitmap-deadlock", "deadlock", 3 if QUICK else 4, 2),
     sbitmap_row("sbitmap-nlw", "no-lost-wakeup", 3 if QUICK else 4, 2),
+    # Interchangeable processes (model/sched/sched_symmetry.hpp): five
+    # identical sync readers, a workload file of the bench's own.
+    sched_row("sym-deadline", "deadline", "v6.18", IDENTICAL, ["conservation", "deadlock"]),
+    sched_row("sym-cfq", "cfq", "3.1-rc5", IDENTICAL, ["conservation", "deadlock"]),
+    sched_row("sym-none", "none", "v6.18", IDENTICAL, ["conservation", "deadlock"]),
     suite_row("suite-deadline", "deadline"),
     suite_row("suite-bfq", "bfq"),
     suite_row("suite-cfq", "cfq"),
@@ -175,6 +193,7 @@ ROWS = [
 GROUPS = {
     "tags": ["tags-433", "tags-442", "tags-tagmatch"],
     "sbitmap": ["sbitmap-deadlock", "sbitmap-nlw"],
+    "sym": ["sym-deadline", "sym-cfq", "sym-none"],
     "suites": ["suite-deadline", "suite-bfq", "suite-cfq"],
     "suite": ["suite-deadline", "suite-bfq", "suite-cfq"],
     "cfq27": ["cfq27-fair-ratio", "cfq27-max-wait-ticks"],

@@ -174,8 +174,12 @@ class Reduced {
     if constexpr (HasSymmetry<M>) {
       if (o.symmetry) {
         sym_ = Symmetry<M>(m_, props);
-        if (sym_.on())
-          notes_.push_back(fmt::format("symmetry ({} {})", sym_.copies(), m_.schema().place_name(sym_.block())));
+        if (sym_.on()) {
+          if constexpr (DescribesSymmetry<M>)
+            notes_.push_back(fmt::format("symmetry ({})", m_.describe_symmetry(sym_.classes())));
+          else
+            notes_.push_back(fmt::format("symmetry ({} {})", sym_.copies(), m_.schema().place_name(sym_.block())));
+        }
       }
     }
     if constexpr (HasInfluence<M> && HasActorFuture<M>) {

@@ -5,12 +5,22 @@
 // their orders, after the model renames what refers to them
 // (rename(state, perm)). A bisimulation quotient: it keeps every verdict,
 // maximum and BFS depth.
+//
+// A model whose copies are not all alike (the scheduler models' processes:
+// only those with equal parameters and requests are interchangeable) names
+// classes (symmetry_classes(props): a label per copy, -1 for a copy that
+// stays where it is); each class is sorted among its own positions. A model
+// whose copies own more than the block's bytes (a process's requests and
+// queue) compares them itself (compare_copies(s, a, b)); the comparison
+// must follow the copies when they move, so that every member of an orbit
+// sorts the same way.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,6 +35,19 @@ concept HasSymmetry = requires(const M& m, typename M::State& s, const std::vect
   m.rename(s, v);
   { m.schema() } -> std::convertible_to<const Schema&>;
 };
+template <class M>
+concept HasSymmetryClasses = requires(const M& m, const std::vector<int>& v) {
+  { m.symmetry_classes(v) } -> std::convertible_to<std::vector<int>>;
+};
+// Names the classes for `check`'s reductions line ("processes late0 late1").
+template <class M>
+concept DescribesSymmetry = requires(const M& m, const std::vector<std::vector<int>>& c) {
+  { m.describe_symmetry(c) } -> std::convertible_to<std::string>;
+};
+template <class M>
+concept ComparesCopies = requires(const M& m, const typename M::State& s) {
+  { m.compare_copies(s, 0, 1) } -> std::convertible_to<int>;
+};
 
 // Canonicalizing keeps scratch: each thread uses its own copy.
 template <class M>
@@ -33,15 +56,31 @@ class Symmetry {
   using State = typename M::State;
 
   explicit Symmetry(const M& m) : m_(&m) {}
-  // Symmetry over the block the model names for these properties, where it
-  // has two copies or more.
+  // Symmetry over the block the model names for these properties, where
+  // one of its classes has two copies or more.
   Symmetry(const M& m, const std::vector<int>& props) : m_(&m) {
     if constexpr (HasSymmetry<M>) {
       block_ = m.symmetric_block(props);
       if (block_ < 0) return;
       const Schema& sc = m.schema();
       copies_ = sc.place_copies(block_);
-      if (copies_ < 2) {
+      std::vector<int> label(std::size_t(copies_), 0);
+      if constexpr (HasSymmetryClasses<M>) label = m.symmetry_classes(props);
+      // Each class with two members or more: its members, which are also
+      // the positions they are sorted into.
+      std::vector<int> seen;
+      for (int c = 0; c < copies_; ++c) {
+        const int k = label.at(std::size_t(c));
+        if (k < 0 || std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+        seen.push_back(k);
+        std::vector<int> members;
+        for (int d = c; d < copies_; ++d)
+          if (label[std::size_t(d)] == k) members.push_back(d);
+        if (members.size() >= 2) classes_.push_back(std::move(members));
+      }
+      moving_ = 0;
+      for (const auto& cl : classes_) moving_ += int(cl.size());
+      if (classes_.empty()) {
         block_ = -1;
         return;
       }
@@ -53,38 +92,45 @@ class Symmetry {
 
   bool on() const { return block_ >= 0; }
   int block() const { return block_; }
-  int copies() const { return copies_; }
+  int copies() const { return moving_; }  // the copies that may move
+  const std::vector<std::vector<int>>& classes() const { return classes_; }
 
-  // The orbit's canonical member: copies sorted by their stored values;
-  // copies with equal values may still differ in what refers to them, so
-  // every order of each run of equal copies is tried (up to a bound, past
-  // which the sorted order alone is taken: a representative, still sound,
-  // just less reduction) and the smallest state kept.
+  // The orbit's canonical member: each class's copies sorted by their
+  // values into the class's positions; copies with equal values may still
+  // differ in what refers to them, so every order of each run of equal
+  // copies is tried (up to a bound, past which the sorted order alone is
+  // taken: a representative, still sound, just less reduction) and the
+  // smallest state kept.
   void canonicalize(State& s) const {
-    order_.resize(std::size_t(copies_));
-    for (int c = 0; c < copies_; ++c) order_[std::size_t(c)] = c;
-    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return compare_copies(s, a, b) < 0; });
-    // Runs of equal copies.
+    // ord_[i]: the copy that goes to position pos_[i]; runs never cross a class.
+    ord_.clear();
+    pos_.clear();
     runs_.clear();
     std::size_t tries = 1;
-    for (int i = 0; i < copies_;) {
-      int j = i + 1;
-      while (j < copies_ && compare_copies(s, order_[std::size_t(i)], order_[std::size_t(j)]) == 0) ++j;
-      if (j - i > 1) {
-        runs_.push_back({i, j});
-        for (int k = 2; k <= j - i; ++k) tries *= std::size_t(k);
+    for (const auto& cl : classes_) {
+      const std::size_t from = ord_.size();
+      ord_.insert(ord_.end(), cl.begin(), cl.end());
+      pos_.insert(pos_.end(), cl.begin(), cl.end());
+      std::stable_sort(ord_.begin() + long(from), ord_.end(),
+                       [&](int a, int b) { return compare_copies(s, a, b) < 0; });
+      for (std::size_t i = from; i < ord_.size();) {
+        std::size_t j = i + 1;
+        while (j < ord_.size() && compare_copies(s, ord_[i], ord_[j]) == 0) ++j;
+        if (j - i > 1) {
+          runs_.push_back({int(i), int(j)});
+          for (std::size_t k = 2; k <= j - i; ++k) tries *= k;
+        }
+        i = j;
       }
-      i = j;
     }
     if (tries > kMaxTries) runs_.clear();
-    std::vector<int>& ord = order_;
-    for (auto& r : runs_) std::sort(ord.begin() + r.first, ord.begin() + r.second);
+    for (auto& r : runs_) std::sort(ord_.begin() + r.first, ord_.begin() + r.second);
+    for (int c = 0; c < copies_; ++c) perm_[std::size_t(c)] = c;
     State best{}, cand{};
     bool have = false;
     // Every order of every run (an odometer of next_permutation).
     while (true) {
-      // ord[k]: the copy that goes to position k; perm[copy] = position.
-      for (int k = 0; k < copies_; ++k) perm_[std::size_t(ord[std::size_t(k)])] = k;
+      for (std::size_t i = 0; i < ord_.size(); ++i) perm_[std::size_t(ord_[i])] = pos_[i];
       permute(s, cand);
       if (!have || std::memcmp(cand.b.data(), best.b.data(), n_) < 0) {
         best = cand;
@@ -93,7 +139,7 @@ class Symmetry {
       if (runs_.empty()) break;
       std::size_t r = 0;
       for (; r < runs_.size(); ++r)
-        if (std::next_permutation(ord.begin() + runs_[r].first, ord.begin() + runs_[r].second)) break;
+        if (std::next_permutation(ord_.begin() + runs_[r].first, ord_.begin() + runs_[r].second)) break;
       if (r == runs_.size()) break;
     }
     s = best;
@@ -101,41 +147,23 @@ class Symmetry {
 
  private:
   int compare_copies(const State& s, int a, int b) const {
-    const auto& l = layout_;
-    if (l.rec) {
-      const int c = std::memcmp(s.b.data() + l.base + a * l.rec, s.b.data() + l.base + b * l.rec, l.rec);
-      if (c) return c;
-    }
-    for (std::uint32_t p : l.bits) {
-      const int x = bit_at(s, p + std::uint32_t(a)), y = bit_at(s, p + std::uint32_t(b));
-      if (x != y) return x - y;
-    }
-    return 0;
-  }
-  static int bit_at(const State& s, std::uint32_t p) { return (s.b[p >> 3] >> (p & 7)) & 1; }
-  static void set_bit_at(State& s, std::uint32_t p, int v) {
-    const auto m = std::uint8_t(1u << (p & 7));
-    s.b[p >> 3] = std::uint8_t(v ? s.b[p >> 3] | m : s.b[p >> 3] & ~m);
+    if constexpr (ComparesCopies<M>) return m_->compare_copies(s, a, b);
+    return blkmc::compare_copies(layout_, s, a, b);
   }
   // out = in with copy c moved to perm[c], and what refers to copies renamed.
   void permute(const State& in, State& out) const {
-    const auto& l = layout_;
     out = in;
-    for (int c = 0; c < copies_; ++c) {
-      const int to = perm_[std::size_t(c)];
-      if (to == c) continue;
-      if (l.rec) std::memcpy(out.b.data() + l.base + to * l.rec, in.b.data() + l.base + c * l.rec, l.rec);
-      for (std::uint32_t p : l.bits) set_bit_at(out, p + std::uint32_t(to), bit_at(in, p + std::uint32_t(c)));
-    }
+    move_copies(layout_, in, out, perm_);
     if constexpr (HasSymmetry<M>) m_->rename(out, perm_);
   }
 
   static constexpr std::size_t kMaxTries = 720;
   const M* m_;
-  int block_ = -1, copies_ = 0;  // the block; -1: none
+  int block_ = -1, copies_ = 0, moving_ = 0;  // the block; -1: none
+  std::vector<std::vector<int>> classes_;       // the interchangeable copies, by class
   std::size_t n_ = 0;
   Schema::BlockLayout layout_;
-  mutable std::vector<int> order_;
+  mutable std::vector<int> ord_, pos_;
   mutable std::vector<int> perm_;
   mutable std::vector<std::pair<int, int>> runs_;
 };

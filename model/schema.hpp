@@ -255,6 +255,37 @@ class Schema {
   bool laid_out_ = false;
 };
 
+// Copy a of a block against copy b (its bytes, then its bits): <0, 0, >0.
+template <class S>
+int compare_copies(const Schema::BlockLayout& l, const S& s, int a, int b) {
+  const auto x = std::uint32_t(a), y = std::uint32_t(b);
+  for (std::uint32_t k = 0; k < l.rec; ++k)
+    if (const int d = int(s.b[l.base + x * l.rec + k]) - int(s.b[l.base + y * l.rec + k])) return d;
+  for (std::uint32_t p : l.bits) {
+    const std::uint32_t i = p + x, j = p + y;
+    if (const int d = int((s.b[i >> 3] >> (i & 7)) & 1) - int((s.b[j >> 3] >> (j & 7)) & 1)) return d;
+  }
+  return 0;
+}
+
+// Moves each copy c of a block (its bytes and bits, Schema::block_layout)
+// from `in` to copy perm[c] of `out`; a copy not moved elsewhere keeps
+// what `out` had. Symmetry permutes the interchangeable copies with it.
+template <class S>
+void move_copies(const Schema::BlockLayout& l, const S& in, S& out, const std::vector<int>& perm) {
+  for (std::size_t c = 0; c < perm.size(); ++c) {
+    const auto to = std::uint32_t(perm[c]), from = std::uint32_t(c);
+    if (to == from) continue;
+    for (std::uint32_t k = 0; k < l.rec; ++k) out.b[l.base + to * l.rec + k] = in.b[l.base + from * l.rec + k];
+    for (std::uint32_t p : l.bits) {
+      const std::uint32_t src = p + from, dst = p + to;
+      const auto m = std::uint8_t(1u << (dst & 7));
+      const bool v = (in.b[src >> 3] >> (src & 7)) & 1;
+      out.b[dst >> 3] = std::uint8_t(v ? out.b[dst >> 3] | m : out.b[dst >> 3] & ~m);
+    }
+  }
+}
+
 // A model's slots bound where its variables are declared, so that each is
 // named once: slots.byte(member_, sc.integer("name", ...)) while declaring,
 // then slots.bind(sc) after the layout sets every member (an optional one

@@ -1,4 +1,5 @@
 #include "model/sched/sched_model.hpp"
+#include "model/sched/sched_symmetry.hpp"
 
 #include <algorithm>
 #include <array>
@@ -107,11 +108,18 @@ SchedModel<Sched>::SchedModel(int variant, const Params& p, const Workload& wl)
   slots.bind(schema_);
   if constexpr (requires { sched_.resolve(schema_); }) sched_.resolve(schema_);
   auto first = [&](const char* n) { return schema_.first(schema_.find(n)); };
+  std::vector<int> rq_places;
   rq_lo_ = first("rq_status");
   rq_hi_ = first("pc");
   dev_lo_ = first("head");
   dev_hi_ = ghost_lo_ = first("err");
   ghost_hi_ = sched_lo_ = sched0 < int(schema_.vars().size()) ? schema_.first(sched0) : schema_.size();
+  for (int id = 0; id < int(schema_.vars().size()); ++id) {
+    const int place = schema_.var(id).place;
+    if (place < 0 || schema_.place_name(place) != "rq") continue;
+    if (std::find(rq_places.begin(), rq_places.end(), place) == rq_places.end()) rq_places.push_back(place);
+  }
+  for (int place : rq_places) rq_blocks_.push_back(schema_.block_layout(place));
 }
 
 template <class Sched>

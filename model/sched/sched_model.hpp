@@ -76,6 +76,16 @@ template <class Sched>
 concept HasHalt = requires(const Sched& sc, const typename SchedStateOf<Sched>::type& s) {
   { sc.halted(s) } -> std::convertible_to<bool>;
 };
+// A scheduler whose state can follow interchangeable processes (symmetry,
+// model/sched/sched_symmetry.hpp): it renames what refers to a process, its
+// queue or its requests, compares what it keeps per process, and says
+// whether any of its decisions reads a sector.
+template <class Sched>
+concept HasProcSymmetry = requires(const Sched& sc, typename SchedStateOf<Sched>::type& s, const std::vector<int>& v) {
+  sc.rename(s, std::as_const(s), v, v);
+  { sc.compare_procs(std::as_const(s), 0, 1) } -> std::convertible_to<int>;
+  { Sched::kReadsSectors } -> std::convertible_to<bool>;
+};
 // A scheduler whose variants grow at run time (loaded kernel sources).
 template <class Sched>
 concept HasDynamicVariants = requires { { Sched::variants_generation() } -> std::convertible_to<unsigned>; };
@@ -131,6 +141,17 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   // rest of the state and read only by their properties; every other
   // variable counts as read by a guard, so it is kept whatever is checked.
   Influence influence() const;
+  // Symmetry (explorer/symmetry.hpp) over the block "proc": processes are
+  // interchangeable when nothing but their names tells them apart (the
+  // same parameters and requests, sectors included unless neither the
+  // scheduler nor the device reads one) and no selected property names
+  // them (track, fair); their requests, and what the scheduler keeps per
+  // process, move with them. model/sched/sched_symmetry.hpp.
+  int symmetric_block(const std::vector<int>& props) const;
+  std::vector<int> symmetry_classes(const std::vector<int>& props) const;
+  void rename(State& s, const std::vector<int>& perm) const;
+  int compare_copies(const State& s, int a, int b) const;
+  std::string describe_symmetry(const std::vector<std::vector<int>>& classes) const;
 
   // --- parameters and parts ---
   const Workload& workload() const { return wl_; }
@@ -204,6 +225,7 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   void issue_to_driver(State& s, int r) const;
   void renumber(State& s) const;
   bool same(const State& a, const State& b) const;
+  bool interchangeable(int p, int q) const;
   // The bytes a state uses with their padding, no more: a kernel-code
   // state is far smaller than its capacity.
   void copy_state(State& to, const State& from) const {
@@ -224,6 +246,9 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   // Flat indices (footprints): the requests' variables, each process's pc
   // and think, the device, the ghosts, the scheduler's (a tail).
   int rq_lo_ = 0, rq_hi_ = 0, dev_lo_ = 0, dev_hi_ = 0, ghost_lo_ = 0, ghost_hi_ = 0, sched_lo_ = 0;
+  // Every block of one copy per request (the framework's, a scheduler's):
+  // symmetry moves them with their processes.
+  std::vector<Schema::BlockLayout> rq_blocks_;
 };
 
 // The successors in a fixed order (it decides BFS traces): submissions by

@@ -182,6 +182,17 @@ void CfqScheduler::declare(Schema& sc, SchemaSlots& slots) {
   }
 }
 
+void CfqScheduler::rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
+                          const std::vector<int>&) const {
+  move_copies(qlayout_, before, s, proc_perm);
+  if (const int q = active(before); q >= 0) set_active(s, proc_perm[std::size_t(q)]);
+}
+
+// Queue a's record against queue b's: its bytes, then its flags.
+int CfqScheduler::compare_procs(const SchedState& s, int a, int b) const {
+  return compare_copies(qlayout_, s, a, b);
+}
+
 // cfq_init_queue / cfq_init_cfqq: hw_tag = -1, every sync queue starts with
 // an idle window (idle class excepted), slice_new on no active queue;
 // everything else kzalloc'd (serving type/prio: SYNC_NOIDLE, BE).

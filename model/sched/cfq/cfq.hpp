@@ -89,6 +89,15 @@ class CfqScheduler {
   static std::vector<PropInfo> extra_props();
   bool violates_extra(int i, const SchedState& s) const;
   bool accounting_ok(const SchedState& s) const;
+  // Symmetry (model/sched/sched_symmetry.hpp): cfq_choose_req, the close
+  // checks and the seek distances read sectors against last_position; a
+  // process's sync queue is the queue of its index (the block "cfqq"), and
+  // `active` names one.
+  static constexpr bool kReadsSectors = true;
+  void resolve(const Schema& sc) { qlayout_ = sc.block_layout(sc.find_place("cfqq")); }
+  void rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
+              const std::vector<int>& rq_perm) const;
+  int compare_procs(const SchedState& s, int a, int b) const;
   int expire(int) const { return 256; }  // fifo expiry is not modelled
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
@@ -255,6 +264,7 @@ class CfqScheduler {
       serving_prio_, workload_left_, hw_tag_, hw_tag_samples_v_, est_depth_, fast_samples_,
       ghost_v_, last_position_, differed_;
   BitVar slice_new_, wait_busy_, stale_deep_;
+  Schema::BlockLayout qlayout_;  // the block "cfqq"
   BitVar qflag_[8];  // kOnRr .. kCreated, by bit
   ByteVar order_, tree_type_, last_pos_, seek_, seek_total_lo_, seek_total_hi_, ttime_since_,
       ttime_samples_, ttime_total_lo_, ttime_total_hi_, sample_elapsed_, sample_count_;

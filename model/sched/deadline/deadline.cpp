@@ -132,6 +132,14 @@ void DeadlineScheduler::declare(Schema& sc, SchemaSlots& slots) {
   if (shadow_ >= 0) slots.bit(differed_, sc.bit("dd_differed"));
 }
 
+void DeadlineScheduler::rename(SchedState& s, const SchedState& before, const std::vector<int>&,
+                               const std::vector<int>& rq_perm) const {
+  if (!uses_next_rq()) return;  // latest_pos is a sector, the same for interchangeable processes
+  for (int prio = RT; prio <= IDLE; ++prio)
+    for (int dir = READ; dir <= WRITE; ++dir)
+      if (const int next = pos(before, prio, dir); next > 0) set_pos(s, prio, dir, rq_perm[std::size_t(next - 1)] + 1);
+}
+
 // dd_init_sched: kzalloc, then last_dir = DD_WRITE.
 void DeadlineScheduler::init(SchedState& s) const {
   set_last_dir(s, WRITE);

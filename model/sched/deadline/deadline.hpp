@@ -88,6 +88,14 @@ class DeadlineScheduler {
   std::string summary(const SchedState& s) const;
   nlohmann::json json(const SchedState& s) const;
 
+  // Symmetry (model/sched/sched_symmetry.hpp): the sort lists compare
+  // sectors across processes; nothing is kept per process; next_rq names
+  // a request.
+  static constexpr bool kReadsSectors = true;
+  void rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
+              const std::vector<int>& rq_perm) const;
+  int compare_procs(const SchedState&, int, int) const { return 0; }
+
   static std::vector<PropInfo> extra_props();
   bool violates_extra(int i, const SchedState& s) const { return i == 0 && differed(s); }
 

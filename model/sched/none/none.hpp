@@ -28,6 +28,11 @@ class NoneScheduler {
   bool accounting_ok(const SchedState&) const { return true; }
   int expire(int) const { return 256; }  // no deadlines
   int age_cap() const { return 1; }
+  // Symmetry (model/sched/sched_symmetry.hpp): a fifo, no sector read,
+  // nothing kept per process.
+  static constexpr bool kReadsSectors = false;
+  void rename(SchedState&, const SchedState&, const std::vector<int>&, const std::vector<int>&) const {}
+  int compare_procs(const SchedState&, int, int) const { return 0; }
   std::string summary(const SchedState&) const { return "none"; }
   nlohmann::json json(const SchedState&) const { return nlohmann::json::object(); }
 

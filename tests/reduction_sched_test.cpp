@@ -1,0 +1,195 @@
+// Symmetry between a workload's interchangeable processes
+// (model/sched/sched_symmetry.hpp): which processes each scheduler finds
+// for which properties; permuting them within their classes commutes with
+// every step and keeps what the properties see (random walks over random
+// variants and parameters); and the verdicts, maxima and traces with and
+// without it.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/sched/sched_model.hpp"
+#include "tests/model_cases.hpp"
+#include "tests/reduction_checks.hpp"
+#include "tests/sched_test_util.hpp"
+
+namespace blkmc::testing {
+namespace reduction_sched_test {
+
+using namespace blkmc::sched;
+
+template <class M>
+Params defaults_with(const std::string& wl, std::vector<std::pair<std::string, int>> over = {}) {
+  Params p;
+  for (const auto& pi : M::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = shipped(wl);
+  for (const auto& [k, v] : over) p[k] = v;
+  return p;
+}
+
+// The classes a model finds, as process names grouped: "job0 job1 | job3 job7".
+template <class M>
+std::string classes(const std::string& wl, const std::vector<int>& props) {
+  const M m(0, defaults_with<M>(wl));
+  const std::vector<int> label = m.symmetry_classes(props);
+  std::string out;
+  std::vector<bool> done(label.size());
+  for (std::size_t p = 0; p < label.size(); ++p) {
+    if (done[p] || label[p] < 0) continue;
+    std::string cl;
+    int n = 0;
+    for (std::size_t q = p; q < label.size(); ++q)
+      if (label[q] == label[p]) {
+        done[q] = true;
+        cl += (n++ ? " " : "") + m.workload().procs[q].name;
+      }
+    if (n > 1) out += (out.empty() ? "" : " | ") + cl;
+  }
+  return out;
+}
+
+TEST_CASE("symmetry: the interchangeable processes each scheduler finds") {
+  using D = DeadlineModel;
+  const std::vector<int> safety{D::Conservation};
+  // Equal parameters and equal sectors: every scheduler that can rename.
+  CHECK(classes<D>("seed002-read-disk", safety) == "job0 job1 job2 job3 job4 job5 job6 job7");
+  CHECK(classes<CfqModel>("seed002-read-disk", safety) == "job0 job1 job2 job3 job4 job5 job6 job7");
+  CHECK(classes<NoneModel>("seed002-read-disk", safety) == "job0 job1 job2 job3 job4 job5 job6 job7");
+  // The same sectors but other directions: only the two all-read jobs.
+  CHECK(classes<D>("seed002-rw-disk", safety) == "job3 job7");
+  // BFQ keeps queues, merges and positions it does not rename (yet).
+  CHECK(classes<BfqModel>("seed002-read-disk", safety).empty());
+  // Sectors at an offset: mq-deadline's sort lists and CFQ's last position
+  // read them; `none` reads none, and a flash device keeps no head.
+  CHECK(classes<D>("bfq-flash-readers", safety).empty());
+  CHECK(classes<CfqModel>("bfq-flash-readers", safety).empty());
+  CHECK(classes<NoneModel>("bfq-flash-readers", safety) == "r1 r2");
+  CHECK(classes<NoneModel>("bfq-flash-readers", {D::MaxWait}).empty());
+  // A rotational device keeps the head's position: offsets tell processes
+  // apart even with seek=0 (cfq-aio-raid), and under `none`.
+  CHECK(classes<NoneModel>("cfq-aio-raid", safety).empty());
+  CHECK(classes<NoneModel>("bfq-heavy-writers-sim", safety).empty());
+  // The tracked request's process and the fair pair stay put when their
+  // properties are checked, and only then.
+  CHECK(classes<D>("seed002-readers-writer", safety) == "reader0 reader1");
+  CHECK(classes<D>("seed002-readers-writer", {D::MaxWait}).empty());
+  CHECK(classes<D>("seed002-readers-writer", {D::MaxWaitTicks, D::Conservation}).empty());
+  CHECK(classes<CfqModel>("seed002-readers-writer", {D::FairRatio}) == "reader0 reader1");
+  CHECK(classes<CfqModel>("cfq-aio-disk", {D::FairRatio}).empty());
+}
+
+// The workloads with interchangeable processes under some scheduler.
+const char* const kWorkloads[] = {"seed002-read-disk", "seed002-read-raid0", "seed002-write-raid0",
+                                  "seed002-rw-disk",   "seed002-readers-writer", "cfq-aio-raid",
+                                  "bfq-flash-readers"};
+
+// Safety properties only: progress and starvation switch symmetry off.
+std::vector<int> safety_props(const ModelInfo& inf) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < inf.props.size(); ++i) {
+    const PropKind k = inf.props[i].kind;
+    if (k != PropKind::Progress && k != PropKind::Starvation && *rc::gen::arbitrary<bool>()) out.push_back(int(i));
+  }
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+// Three copies of one sync reader, small enough to search whole; the
+// device flash or rotational (where the sectors must be equal).
+Workload identical_readers(bool rotational) {
+  std::string text = fmt::format("device depth=2 slot=1 spindles=1 rotational={} service=2 seek=2\n", int(rotational));
+  for (int j = 0; j < 3; ++j) text += fmt::format("proc job{} dir=R sync=1 reqs={},{}\n", j, rotational ? 0 : 10 * j, rotational ? 1 : 10 * j + 1);
+  return parse_workload(text, "identical-readers");
+}
+
+// A model (into m) with interchangeable processes for props, or false:
+// a shipped workload from `names`, or (small) the identical readers.
+template <class M>
+bool random_model(const std::vector<int>& props, std::optional<M>& m, const std::vector<std::string>& names,
+                  bool small) {
+  const ModelInfo& inf = M::static_info();
+  const int variant = *rc::gen::inRange(0, int(inf.variants.size()));
+  Params p = small_params(inf);
+  p["workload"] = shipped(*rc::gen::elementOf(names));
+  p["clock"] = *rc::gen::inRange(0, 2);
+  try {
+    if (small && *rc::gen::arbitrary<bool>())
+      m.emplace(variant, p, identical_readers(*rc::gen::arbitrary<bool>()));
+    else
+      m.emplace(variant, p);
+  } catch (const UsageError&) {
+    return false;
+  }
+  return m->symmetric_block(props) >= 0;
+}
+
+template <class M>
+void commutes() {
+  rc::detail::TestParams params;
+  params.maxSuccess = 25;
+  const auto r = rc::detail::checkTestable(
+      [&] {
+        const std::vector<int> props = safety_props(M::static_info());
+        std::optional<M> m;
+        const std::vector<std::string> names(std::begin(kWorkloads), std::end(kWorkloads));
+        if (!random_model<M>(props, m, names, false)) RC_DISCARD("no interchangeable processes");
+        RC_ASSERT(check_symmetry(*m, props, 60) > 0);
+      },
+      rc::detail::TestMetadata{}, params);
+  std::ostringstream why;
+  rc::detail::printResultMessage(r, why);
+  INFO("model " << M::static_info().name << ": " << why.str());
+  CHECK(r.template is<rc::detail::SuccessResult>());
+}
+
+TEST_CASE("symmetry: permuting interchangeable processes commutes with every scheduler step") {
+  commutes<DeadlineModel>();
+  commutes<CfqModel>();
+  commutes<NoneModel>();
+}
+
+// A rename that leaves the requests (and CFQ's queues) behind is caught:
+// after the processes move, a request would be submitted twice.
+TEST_CASE("symmetry: the check fails when the requests do not follow their processes") {
+  struct Wrong : CfqModel {
+    using CfqModel::CfqModel;
+    void rename(State&, const std::vector<int>&) const {}
+  };
+  const Wrong w(variant_index_of<CfqScheduler>("3.1-rc5"), defaults_with<CfqModel>("seed002-readers-writer"));
+  const auto r = rc::detail::checkTestable([&] { check_symmetry(w, {CfqModel::Conservation}, 60); });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
+template <class M>
+void same_verdicts() {
+  rc::detail::TestParams params;
+  params.maxSuccess = 12;
+  const auto r = rc::detail::checkTestable(
+      [&] {
+        const std::vector<int> props = safety_props(M::static_info());
+        std::optional<M> m;
+        if (!random_model<M>(props, m, {"seed002-readers-writer", "bfq-flash-readers"}, true))
+          RC_DISCARD("no interchangeable processes");
+        check_reduced_verdicts(*m, props, 200'000);
+      },
+      rc::detail::TestMetadata{}, params);
+  std::ostringstream why;
+  rc::detail::printResultMessage(r, why);
+  INFO("model " << M::static_info().name << ": " << why.str());
+  CHECK(r.template is<rc::detail::SuccessResult>());
+}
+
+TEST_CASE("symmetry: the scheduler models' verdicts, maxima and traces with and without it") {
+  same_verdicts<DeadlineModel>();
+  same_verdicts<CfqModel>();
+  same_verdicts<NoneModel>();
+}
+
+}  // namespace reduction_sched_test
+}  // namespace blkmc::testing
