@@ -71,10 +71,12 @@ TEST_CASE("symmetry: the interchangeable processes each scheduler finds") {
   CHECK(classes<CfqModel>("bfq-flash-readers", safety).empty());
   CHECK(classes<NoneModel>("bfq-flash-readers", safety) == "r1 r2");
   CHECK(classes<NoneModel>("bfq-flash-readers", {D::MaxWait}).empty());
-  // A rotational device keeps the head's position: offsets tell processes
-  // apart even with seek=0 (cfq-aio-raid), and under `none`.
-  CHECK(classes<NoneModel>("cfq-aio-raid", safety).empty());
+  // A device that seeks reads the distance from the head: offsets tell
+  // processes apart under `none` too; with seek=0 nothing reads the head.
   CHECK(classes<NoneModel>("bfq-heavy-writers-sim", safety).empty());
+  CHECK(classes<NoneModel>("cfq-aio-raid", safety) == "aio0 aio1 aio2");
+  CHECK(classes<NoneModel>("cfq-deep-stale", safety) == "late0 late1");
+  CHECK(classes<NoneModel>("cfq-deep-stale", {D::FairRatio}).empty());
   // The tracked request's process and the fair pair stay put when their
   // properties are checked, and only then.
   CHECK(classes<D>("seed002-readers-writer", safety) == "reader0 reader1");
@@ -87,7 +89,7 @@ TEST_CASE("symmetry: the interchangeable processes each scheduler finds") {
 // The workloads with interchangeable processes under some scheduler.
 const char* const kWorkloads[] = {"seed002-read-disk", "seed002-read-raid0", "seed002-write-raid0",
                                   "seed002-rw-disk",   "seed002-readers-writer", "cfq-aio-raid",
-                                  "bfq-flash-readers"};
+                                  "bfq-flash-readers", "cfq-deep-stale"};
 
 // Safety properties only: progress and starvation switch symmetry off.
 std::vector<int> safety_props(const ModelInfo& inf) {

@@ -415,8 +415,17 @@ Influence SchedModel<Sched>::influence() const {
   ghost("wait_ticks", MaxWaitTicks);
   ghost("expired_wait", MaxExpiredWait);
   if (wl_.has_fair()) ghost("fair_svc", FairRatio);
+  // The head's position is read only by the seek time of a rotational
+  // device with seek > 0 (DeviceSpec::service_ticks); elsewhere it is
+  // written and never read, like a ghost no property reads: the searches
+  // do not store it.
+  const bool head_read = wl_.dev.rotational && wl_.dev.seek > 0;
+  const int head = schema_.find("head");
+  if (!head_read) inf.control[std::size_t(head)] = false;
   // A ghost's new value comes from the requests, the tracked request's
-  // place, the clock and itself, never from another ghost.
+  // place, the clock and itself, never from another ghost; so does the
+  // head's.
+  if (!head_read) ghosts.push_back(head);
   for (int g : ghosts)
     for (int v = 0; v < int(n); ++v)
       if (v == g || inf.control[std::size_t(v)]) inf.from[std::size_t(g)].push_back(v);

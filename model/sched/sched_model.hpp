@@ -138,8 +138,10 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
 
   // For property slicing (explorer/reduced_model.hpp): the property ghosts
   // (err, wait, wait_ticks, expired_wait, fair_svc) are written from the
-  // rest of the state and read only by their properties; every other
-  // variable counts as read by a guard, so it is kept whatever is checked.
+  // rest of the state and read only by their properties, and the device's
+  // head only by a seeking device's service time (without one it is read
+  // by nothing); every other variable counts as read by a guard, so it is
+  // kept whatever is checked.
   Influence influence() const;
   // Symmetry (explorer/symmetry.hpp) over the block "proc": processes are
   // interchangeable when nothing but their names tells them apart (the

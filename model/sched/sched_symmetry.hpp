@@ -12,12 +12,13 @@
 //   - their sectors. The comparisons that cross processes are the
 //     scheduler's sort order (mq-deadline's sort lists, CFQ's and BFQ's
 //     last position and the close-cooperator and merge checks against it)
-//     and the device's head position (rotational: the seek distance).
+//     and the device's seek distance from the head (rotational, seek > 0).
 //     A sector offset between p and q changes those comparisons in general
 //     (another process's request falls between them, or the last position
 //     does), so the sectors must be equal; where neither the scheduler
-//     (Sched::kReadsSectors false: `none`) nor the device (not rotational:
-//     no head position kept) reads one, any sectors do;
+//     (Sched::kReadsSectors false: `none`) nor the device (no seek time)
+//     reads one, any sectors do. The head's position then differs between
+//     p's and q's requests, but nothing reads it;
 //   - the properties: a process that owns the tracked request (max-wait,
 //     max-wait-ticks, max-expired-wait, starvation) or one of the `fair`
 //     pair (fair-ratio) stays where it is when those are checked; the
@@ -46,9 +47,9 @@ bool SchedModel<Sched>::interchangeable(int p, int q) const {
       a.req_sync != b.req_sync || a.prio != b.prio || a.level != b.level || a.think != b.think ||
       a.delay != b.delay || a.pre_gate != b.pre_gate || a.count != b.count)
     return false;
-  // A rotational device keeps the head's position in the state (and with
-  // seek > 0 charges the distance from it).
-  bool sectors_seen = wl_.dev.rotational;
+  // A seeking device charges the distance from the head (elsewhere the
+  // head is read by nothing, and sliced: SchedModel::influence).
+  bool sectors_seen = wl_.dev.rotational && wl_.dev.seek > 0;
   if constexpr (HasProcSymmetry<Sched>) sectors_seen = sectors_seen || Sched::kReadsSectors;
   for (int k = 0; k < a.count; ++k) {
     const WlRequest& x = wl_.rqs[std::size_t(a.first + k)];
