@@ -83,7 +83,7 @@ TEST_CASE("symmetry: the interchangeable processes each scheduler finds") {
   CHECK(classes<D>("seed002-readers-writer", {D::MaxWait}).empty());
   CHECK(classes<D>("seed002-readers-writer", {D::MaxWaitTicks, D::Conservation}).empty());
   CHECK(classes<CfqModel>("seed002-readers-writer", {D::FairRatio}) == "reader0 reader1");
-  CHECK(classes<CfqModel>("cfq-aio-disk", {D::FairRatio}).empty());
+  CHECK(classes<NoneModel>("cfq-deep-stale", {D::FairRatio, D::Conservation}).empty());
 }
 
 // The workloads with interchangeable processes under some scheduler.
@@ -131,23 +131,27 @@ bool random_model(const std::vector<int>& props, std::optional<M>& m, const std:
   return m->symmetric_block(props) >= 0;
 }
 
-template <class M>
-void commutes() {
+// A RapidCheck property of model M, with why it failed.
+template <class M, class F>
+void check_property(int max_success, F&& property) {
   rc::detail::TestParams params;
-  params.maxSuccess = 25;
-  const auto r = rc::detail::checkTestable(
-      [&] {
-        const std::vector<int> props = safety_props(M::static_info());
-        std::optional<M> m;
-        const std::vector<std::string> names(std::begin(kWorkloads), std::end(kWorkloads));
-        if (!random_model<M>(props, m, names, false)) RC_DISCARD("no interchangeable processes");
-        RC_ASSERT(check_symmetry(*m, props, 60) > 0);
-      },
-      rc::detail::TestMetadata{}, params);
+  params.maxSuccess = max_success;
+  const auto r = rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params);
   std::ostringstream why;
   rc::detail::printResultMessage(r, why);
   INFO("model " << M::static_info().name << ": " << why.str());
   CHECK(r.template is<rc::detail::SuccessResult>());
+}
+
+template <class M>
+void commutes() {
+  check_property<M>(25, [] {
+    const std::vector<int> props = safety_props(M::static_info());
+    std::optional<M> m;
+    const std::vector<std::string> names(std::begin(kWorkloads), std::end(kWorkloads));
+    if (!random_model<M>(props, m, names, false)) RC_DISCARD("no interchangeable processes");
+    RC_ASSERT(check_symmetry(*m, props, 60) > 0);
+  });
 }
 
 TEST_CASE("symmetry: permuting interchangeable processes commutes with every scheduler step") {
@@ -170,21 +174,13 @@ TEST_CASE("symmetry: the check fails when the requests do not follow their proce
 
 template <class M>
 void same_verdicts() {
-  rc::detail::TestParams params;
-  params.maxSuccess = 12;
-  const auto r = rc::detail::checkTestable(
-      [&] {
-        const std::vector<int> props = safety_props(M::static_info());
-        std::optional<M> m;
-        if (!random_model<M>(props, m, {"seed002-readers-writer", "bfq-flash-readers"}, true))
-          RC_DISCARD("no interchangeable processes");
-        check_reduced_verdicts(*m, props, 200'000);
-      },
-      rc::detail::TestMetadata{}, params);
-  std::ostringstream why;
-  rc::detail::printResultMessage(r, why);
-  INFO("model " << M::static_info().name << ": " << why.str());
-  CHECK(r.template is<rc::detail::SuccessResult>());
+  check_property<M>(12, [] {
+    const std::vector<int> props = safety_props(M::static_info());
+    std::optional<M> m;
+    if (!random_model<M>(props, m, {"seed002-readers-writer", "bfq-flash-readers"}, true))
+      RC_DISCARD("no interchangeable processes");
+    check_reduced_verdicts(*m, props, 200'000);
+  });
 }
 
 TEST_CASE("symmetry: the scheduler models' verdicts, maxima and traces with and without it") {

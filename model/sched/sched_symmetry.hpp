@@ -97,7 +97,10 @@ void SchedModel<Sched>::rename(State& s, const std::vector<int>& perm) const {
   if constexpr (HasProcSymmetry<Sched>) {
     State before(kNoInit);
     copy_state(before, s);
-    std::vector<int> rq_perm(std::size_t(rq_.size()));
+    // Every try of every key calls this: the requests' permutation is kept
+    // per thread rather than allocated each time.
+    thread_local std::vector<int> rq_perm;
+    rq_perm.resize(std::size_t(rq_.size()));
     for (int p = 0; p < nproc_; ++p) {
       const WlProc& from = wl_.procs[std::size_t(p)];
       const WlProc& to = wl_.procs[std::size_t(perm[std::size_t(p)])];
@@ -112,21 +115,17 @@ void SchedModel<Sched>::rename(State& s, const std::vector<int>& perm) const {
 }
 
 // What process a owns against b's: its pc and think, its requests in
-// order, then the scheduler's per-process state. It moves with them.
+// order (every request block rename moves), then the scheduler's
+// per-process state. It moves with them.
 template <class Sched>
 int SchedModel<Sched>::compare_copies(const State& s, int a, int b) const {
   if (int d = pc(s, a) - pc(s, b)) return d;
   if (int d = think(s, a) - think(s, b)) return d;
   const WlProc& pa = wl_.procs[std::size_t(a)];
   const WlProc& pb = wl_.procs[std::size_t(b)];
-  for (int k = 0; k < pa.count && k < pb.count; ++k) {
-    const int x = pa.first + k, y = pb.first + k;
-    if (int d = int(rq_.status(s, x)) - int(rq_.status(s, y))) return d;
-    if (int d = rq_.seq(s, x) - rq_.seq(s, y)) return d;
-    if (int d = rq_.age(s, x) - rq_.age(s, y)) return d;
-    if (int d = int(rq_.flag(s, x, kInserted)) - int(rq_.flag(s, y, kInserted))) return d;
-    if (int d = int(rq_.flag(s, x, kNoFifoTime)) - int(rq_.flag(s, y, kNoFifoTime))) return d;
-  }
+  for (int k = 0; k < pa.count && k < pb.count; ++k)
+    for (const Schema::BlockLayout& l : rq_blocks_)
+      if (int d = blkmc::compare_copies(l, s, pa.first + k, pb.first + k)) return d;
   if constexpr (HasProcSymmetry<Sched>) return sched_.compare_procs(s, a, b);
   return 0;
 }
