@@ -2,23 +2,26 @@
 // sound for the selected properties, stacked here by one constructor (as
 // LTSmin stacks its pins2pins layers). Each layer is a file of its own:
 //
-//   slicing    explorer/slicing.hpp        the key clears what nothing reads
-//   symmetry   explorer/symmetry.hpp       the key is the orbit's canonical member
-//   ample sets explorer/partial_order.hpp  one actor's independent, invisible steps
+//   abstraction the model's abstract_key   the key merges values no step tells apart
+//   slicing     explorer/slicing.hpp       the key clears what nothing reads
+//   symmetry    explorer/symmetry.hpp      the key is the orbit's canonical member
+//   ample sets  explorer/partial_order.hpp one actor's independent, invisible steps
 //
 // Reduced<M> is a Model: its states are keys (what the store holds), its
 // initial state and successors are M's keyed, so the searches expand it as
 // they would M and hand its successors to reduce() for the ample set (whose
 // proviso asks their store). Which layers apply:
 //
-// Slicing and symmetry are bisimulation quotients: they keep every verdict,
-// every maximum and every BFS depth. The partial-order reduction keeps
-// invariants, deadlocks and maxima of measures over visible variables, not
-// BFS depths (`check --bfs` then looks for the shortest trace again without
-// it, see explore()). Progress and starvation are decided on the full graph:
-// a lasso's loop must close on concrete states and weak fairness is per
-// actor, which neither a quotient nor an ample set keeps as such; with one
-// of them selected, the search runs unreduced.
+// Abstraction, slicing and symmetry are bisimulation quotients: they keep
+// every verdict, every maximum and every BFS depth. The partial-order
+// reduction keeps invariants, deadlocks and maxima of measures over visible
+// variables, not BFS depths (`check --bfs` then looks for the shortest trace
+// again without it, see explore()). Progress and starvation are decided on
+// the explored graph: a quotient keeps AG EF finished, and abstraction and
+// slicing also keep each step's actor (weak fairness); symmetry renames
+// actors, so starvation turns it off; ample sets keep neither, so either
+// property turns them off. A lasso found on keys is closed on concrete states by
+// following its loop again (explorer/key_path.hpp).
 //
 // Traces are rebuilt on concrete states (explorer/key_path.hpp): from the
 // initial state, at each step base()'s successor whose key is the next
@@ -47,6 +50,19 @@ struct ReduceOptions {
   static ReduceOptions all() { return {true, true, true}; }
   static ReduceOptions none() { return {}; }
   bool any() const { return slice || symmetry || por; }
+};
+
+// A model whose states can hold values that no step, guard, finished() or
+// property tells apart (the order among requests served at once, a counter
+// read only against a threshold, a statistic no longer read): abstract_key
+// puts each such value in its class's representative, in place, so that a
+// state and its key are bisimilar; abstractions() names the ones that apply
+// (none: the layer is off). Asked for with slicing (a cone of influence
+// over values rather than variables).
+template <class M>
+concept HasKeyAbstraction = requires(const M& m, typename M::State& s) {
+  m.abstract_key(s);
+  { m.abstractions() } -> std::convertible_to<std::vector<std::string>>;
 };
 
 template <class M>
@@ -126,10 +142,12 @@ class Reduced {
 
   // The model under the reductions: traces are its paths.
   const M& base() const { return m_; }
-  // Whether a key may differ from its state (slicing or symmetry).
-  bool keyed() const { return slice_.on() || sym_.on(); }
+  // Whether a key may differ from its state (abstraction, slicing or symmetry).
+  bool keyed() const { return abstract_ || slice_.on() || sym_.on(); }
   // The stored form of s, in place.
   void key(State& s) const {
+    if constexpr (HasKeyAbstraction<M>)
+      if (abstract_) m_.abstract_key(s);
     if (slice_.on()) slice_.apply(s);
     if (sym_.on()) sym_.canonicalize(s);
   }
@@ -164,6 +182,13 @@ class Reduced {
  private:
   // The layers o asks for and the model supports, in the order they apply.
   void stack(const ReduceOptions& o, const std::vector<int>& props, bool depth_bounded) {
+    if constexpr (HasKeyAbstraction<M>) {
+      const std::vector<std::string> what = m_.abstractions();
+      if (o.slice && !what.empty()) {
+        abstract_ = true;
+        notes_.push_back(fmt::format("abstraction ({})", fmt::join(what, "; ")));
+      }
+    }
     if constexpr (HasInfluence<M>) {
       if (o.slice) {
         // Past kMaxVars elements footprints mark everything: no kept set.
@@ -206,6 +231,7 @@ class Reduced {
   }
 
   const M& m_;
+  bool abstract_ = false;
   Slicing slice_;
   Symmetry<M> sym_;
   AmpleSets<M> ample_;

@@ -1,15 +1,18 @@
 // Checks of a model's reduction hooks against the model itself
 // (explorer/reduced_model.hpp), shared by the models' tests: along random
-// walks, the influence declaration (slicing), the symmetry (permuting the
-// block's copies commutes with every step and keeps every property) and the
-// actor futures and footprints (partial-order reduction).
+// walks, the influence declaration (slicing), the abstraction (states with
+// one key are bisimilar), the symmetry (permuting the block's copies
+// commutes with every step and keeps every property) and the actor futures
+// and footprints (partial-order reduction).
 #pragma once
 
+#include <doctest/doctest.h>
 #include <rapidcheck.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <sstream>
 #include <vector>
 
 #include "explorer/checks.hpp"
@@ -17,6 +20,18 @@
 #include "tests/model_steps.hpp"
 
 namespace blkmc::testing {
+
+// A RapidCheck property of model M, with why it failed.
+template <class M, class F>
+void check_property(int max_success, F&& property) {
+  rc::detail::TestParams params;
+  params.maxSuccess = max_success;
+  const auto r = rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params);
+  std::ostringstream why;
+  rc::detail::printResultMessage(r, why);
+  INFO("model " << M::static_info().name << ": " << why.str());
+  CHECK(r.template is<rc::detail::SuccessResult>());
+}
 
 template <class M>
 bool same_bytes(const M& m, const typename M::State& a, const typename M::State& b) {
@@ -206,6 +221,43 @@ int check_futures(const M& m, int steps, int lookahead, const std::vector<int>& 
         RC_ASSERT(after.size() == mine.size());
         for (std::size_t i = 0; i < after.size(); ++i) RC_ASSERT(after[i].first == mine[i].first);
       }
+    }
+    bool stuck = false;
+    s = random_step(m, s, stuck);
+    if (stuck) break;
+  }
+  return checked;
+}
+
+// Abstraction (a model's abstract_key): a state and another with the same
+// key (s keyed, and scramble(s) where its key is s's) show every property
+// the same and enable the same steps in the same order, to successors with
+// the same keys. Returns the pairs checked.
+template <class M, class Scramble>
+int check_abstraction(const M& m, const std::vector<int>& props, int steps, Scramble&& scramble) {
+  using State = typename M::State;
+  auto key = [&](State s) {
+    m.abstract_key(s);
+    return s;
+  };
+  auto keyed_successors = [&](const State& s) {
+    auto out = successors(m, s);
+    for (auto& [step, n] : out) n = key(n);
+    return out;
+  };
+  int checked = 0;
+  State s = m.initial();
+  for (int i = 0; i < steps; ++i) {
+    for (const State& t : {key(s), scramble(s)}) {
+      if (!same_bytes(m, key(t), key(s))) continue;
+      RC_ASSERT(observations(m, props, t) == observations(m, props, s));
+      const auto a = keyed_successors(s), b = keyed_successors(t);
+      RC_ASSERT(a.size() == b.size());
+      for (std::size_t j = 0; j < a.size(); ++j) {
+        RC_ASSERT(a[j].first == b[j].first);
+        RC_ASSERT(same_bytes(m, a[j].second, b[j].second));
+      }
+      ++checked;
     }
     bool stuck = false;
     s = random_step(m, s, stuck);

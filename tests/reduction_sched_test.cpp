@@ -131,18 +131,6 @@ bool random_model(const std::vector<int>& props, std::optional<M>& m, const std:
   return m->symmetric_block(props) >= 0;
 }
 
-// A RapidCheck property of model M, with why it failed.
-template <class M, class F>
-void check_property(int max_success, F&& property) {
-  rc::detail::TestParams params;
-  params.maxSuccess = max_success;
-  const auto r = rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params);
-  std::ostringstream why;
-  rc::detail::printResultMessage(r, why);
-  INFO("model " << M::static_info().name << ": " << why.str());
-  CHECK(r.template is<rc::detail::SuccessResult>());
-}
-
 template <class M>
 void commutes() {
   check_property<M>(25, [] {

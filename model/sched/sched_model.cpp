@@ -1,4 +1,5 @@
 #include "model/sched/sched_model.hpp"
+#include "model/sched/sched_abstraction.hpp"
 #include "model/sched/sched_symmetry.hpp"
 
 #include <algorithm>

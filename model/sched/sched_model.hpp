@@ -86,6 +86,16 @@ concept HasProcSymmetry = requires(const Sched& sc, typename SchedStateOf<Sched>
   { sc.compare_procs(std::as_const(s), 0, 1) } -> std::convertible_to<int>;
   { Sched::kReadsSectors } -> std::convertible_to<bool>;
 };
+// A scheduler that says no decision of its reads the order of the requests
+// in the driver, and may merge values of its own state in the key
+// (abstraction, model/sched/sched_abstraction.hpp).
+template <class Sched>
+concept BlindToServiceOrder = requires { requires !Sched::kReadsServiceOrder; };
+template <class Sched>
+concept HasSchedAbstraction = requires(const Sched& sc, typename SchedStateOf<Sched>::type& s) {
+  sc.abstract_key(s);
+  { sc.abstractions() } -> std::convertible_to<std::vector<std::string>>;
+};
 // A scheduler whose variants grow at run time (loaded kernel sources).
 template <class Sched>
 concept HasDynamicVariants = requires { { Sched::variants_generation() } -> std::convertible_to<unsigned>; };
@@ -154,6 +164,13 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   void rename(State& s, const std::vector<int>& perm) const;
   int compare_copies(const State& s, int a, int b) const;
   std::string describe_symmetry(const std::vector<std::vector<int>>& classes) const;
+  // Abstraction (explorer/reduced_model.hpp): values no step, guard or
+  // property tells apart share the key's representative. The order among
+  // the requests the device serves at once (completion among them is free)
+  // where no decision of the scheduler reads the driver's order, and the
+  // scheduler's own (its hw_tag detector). model/sched/sched_abstraction.hpp.
+  void abstract_key(State& s) const;
+  std::vector<std::string> abstractions() const;
 
   // --- parameters and parts ---
   const Workload& workload() const { return wl_; }

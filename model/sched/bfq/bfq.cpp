@@ -920,6 +920,25 @@ void BfqScheduler::bfq_update_hw_tag(SchedState& s, int rq, Why* why) const {
   max_rq_in_driver_.set(s, 0);
 }
 
+// The key's classes of the hw_tag detector's state (the abstraction layer,
+// model/sched/sched_abstraction.hpp). Above: the decision reads
+// max_rq_in_driver > hw_queue_thr only, and max(m, n) is above it exactly
+// when m or n is, so every m at or below it is 0 and every m above it is
+// thr + 1. A hw_tag of 1 returns before either is read, and nothing sets
+// hw_tag again.
+std::vector<std::string> BfqScheduler::abstractions() const {
+  return {fmt::format("max_rq_in_driver: whether above {}; hw_tag's samples: none once hw_tag = 1", hw_queue_thr_)};
+}
+
+void BfqScheduler::abstract_key(SchedState& s) const {
+  if (hw_tag(s) == 1) {
+    hw_tag_samples_.set(s, 0);
+    max_rq_in_driver_.set(s, 0);
+    return;
+  }
+  max_rq_in_driver_.set(s, max_rq_in_driver(s) > hw_queue_thr_ ? u8(hw_queue_thr_ + 1) : 0);
+}
+
 // bfq_arm_slice_timer: BFQ_MIN_TT (1 tick) for a seeky non-raised queue in a
 // symmetric scenario.
 void BfqScheduler::bfq_arm_slice_timer(SchedState& s, int q, Why* why) const {

@@ -148,6 +148,13 @@ class BfqScheduler {
   // same-decisions (shadow=V), no-orphan-idling.
   static std::vector<PropInfo> extra_props();
   bool violates_extra(int i, const SchedState& s) const;
+  // Abstraction (model/sched/sched_abstraction.hpp): no decision reads the
+  // driver's order; bfq_update_hw_tag reads max_rq_in_driver only against
+  // hw_queue_thr, and once hw_tag is 1 (it stays 1) reads neither it nor
+  // its sample count again.
+  static constexpr bool kReadsServiceOrder = false;
+  std::vector<std::string> abstractions() const;
+  void abstract_key(SchedState& s) const;
   int expire(int) const { return 256; }  // no request deadlines in the model
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;

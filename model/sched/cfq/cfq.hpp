@@ -98,6 +98,13 @@ class CfqScheduler {
   void rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
               const std::vector<int>& rq_perm) const;
   int compare_procs(const SchedState& s, int a, int b) const;
+  // Abstraction (model/sched/sched_abstraction.hpp): no decision reads the
+  // driver's order; cfq_update_hw_tag reads est_depth only against
+  // hw_queue_min, and once hw_tag is 1 (it stays 1) reads neither est_depth
+  // nor its sample count again.
+  static constexpr bool kReadsServiceOrder = false;
+  std::vector<std::string> abstractions() const;
+  void abstract_key(SchedState& s) const;
   int expire(int) const { return 256; }  // fifo expiry is not modelled
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;

@@ -95,6 +95,10 @@ class DeadlineScheduler {
   void rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
               const std::vector<int>& rq_perm) const;
   int compare_procs(const SchedState&, int, int) const { return 0; }
+  // Abstraction (model/sched/sched_abstraction.hpp): the sort lists, fifos
+  // and dispatch lists hold what is not yet dispatched; no decision reads
+  // the driver's order.
+  static constexpr bool kReadsServiceOrder = false;
 
   static std::vector<PropInfo> extra_props();
   bool violates_extra(int i, const SchedState& s) const { return i == 0 && differed(s); }

@@ -33,6 +33,9 @@ class NoneScheduler {
   static constexpr bool kReadsSectors = false;
   void rename(SchedState&, const SchedState&, const std::vector<int>&, const std::vector<int>&) const {}
   int compare_procs(const SchedState&, int, int) const { return 0; }
+  // Abstraction (model/sched/sched_abstraction.hpp): the fifo holds what is
+  // not yet dispatched; nothing reads the driver's order.
+  static constexpr bool kReadsServiceOrder = false;
   std::string summary(const SchedState&) const { return "none"; }
   nlohmann::json json(const SchedState&) const { return nlohmann::json::object(); }
 

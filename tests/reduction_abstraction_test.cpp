@@ -1,0 +1,180 @@
+// The scheduler models' abstraction layer (model/sched/sched_abstraction.hpp):
+// what each scheduler merges on which device; along random walks, a state
+// and any state with the same key (the order in service shuffled, the
+// hw_tag detector's values changed) enable the same steps to successors
+// with the same keys and show every property the same; the verdicts,
+// maxima and traces with and without it; and a merge too wide is caught.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/sched/sched_model.hpp"
+#include "tests/model_cases.hpp"
+#include "tests/reduction_checks.hpp"
+#include "tests/sched_test_util.hpp"
+
+namespace blkmc::testing {
+namespace reduction_abstraction_test {
+
+using namespace blkmc::sched;
+
+template <class M>
+Params defaults_with(const std::string& wl) {
+  Params p;
+  for (const auto& pi : M::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = shipped(wl);
+  return p;
+}
+
+template <class Sched>
+std::string merged(const std::string& variant, const std::string& wl) {
+  using M = SchedModel<Sched>;
+  const M m(variant_index_of<Sched>(variant), defaults_with<M>(wl));
+  std::string out;
+  for (const std::string& a : m.abstractions()) out += (out.empty() ? "" : " | ") + a;
+  return out;
+}
+
+TEST_CASE("abstraction: what each scheduler merges on which device") {
+  // Eight requests served at once (RAID-0 behind a controller): their order
+  // is read by nobody.
+  CHECK(merged<DeadlineScheduler>("v6.18", "cfq-deep-stale") == "the order of the 8 requests in service");
+  CHECK(merged<NoneScheduler>("v6.18", "cfq-mmap-raid") == "the order of the 4 requests in service");
+  CHECK(merged<DeadlineScheduler>("v6.18", "seed002-read-raid0") == "the order of the 2 requests in service");
+  // One request served at a time: the order decides which; nothing merged.
+  CHECK(merged<DeadlineScheduler>("v6.18", "gated-write").empty());
+  CHECK(merged<NoneScheduler>("v6.18", "fair-read-write").empty());
+  // BFQ's and CFQ's hw_tag detectors, on every device.
+  CHECK(merged<BfqScheduler>("v6.12", "seed002-readers-writer") ==
+        "max_rq_in_driver: whether above 3; hw_tag's samples: none once hw_tag = 1");
+  CHECK(merged<BfqScheduler>("v4.13", "bfq-reader-writer") ==
+        "max_rq_in_driver: whether above 2; hw_tag's samples: none once hw_tag = 1");
+  CHECK(merged<CfqScheduler>("deep-fix-v2", "cfq-deep-stale") ==
+        "the order of the 8 requests in service | est_depth: whether at least 3; hw_tag's samples: none once "
+        "hw_tag = 1");
+}
+
+// The variables the abstraction may merge, changed at random: the ranks of
+// the requests in the driver permuted, the detectors' values redrawn.
+template <class M>
+typename M::State scramble(const M& m, typename M::State s) {
+  const RqTable& rq = m.rqs();
+  std::vector<int> drv, seqs;
+  for (int r = 0; r < rq.size(); ++r)
+    if (rq.status(s, r) == St::Driver) {
+      drv.push_back(r);
+      seqs.push_back(rq.seq(s, r));
+    }
+  for (std::size_t i = seqs.size(); i > 1; --i) std::swap(seqs[i - 1], seqs[*rc::gen::inRange<std::size_t>(0, i)]);
+  for (std::size_t i = 0; i < drv.size(); ++i) rq.set_seq(s, drv[i], seqs[i]);
+  const Schema& sc = m.schema();
+  for (const Schema::Var& v : sc.vars())
+    if (v.name == "max_rq_in_driver" || v.name == "est_depth" || v.name == "hw_tag_samples")
+      sc.byte_var(sc.find(v.name)).set(s, *rc::gen::inRange(0, 9));
+  return s;
+}
+
+// Devices that serve several requests at once, and the hw_tag detectors on
+// every device.
+const char* const kWorkloads[] = {"cfq-deep-stale", "cfq-aio-raid", "cfq-fast-stale", "cfq-mmap-raid",
+                                  "seed002-read-raid0", "seed002-readers-writer", "bfq-seeky-ncq",
+                                  "gated-write"};
+
+template <class M>
+bool random_model(std::optional<M>& m) {
+  const ModelInfo& inf = M::static_info();
+  Params p = small_params(inf);
+  p["workload"] = shipped(*rc::gen::elementOf(std::vector<std::string>(std::begin(kWorkloads), std::end(kWorkloads))));
+  p["clock"] = *rc::gen::inRange(0, 2);
+  try {
+    m.emplace(*rc::gen::inRange(0, int(inf.variants.size())), p);
+  } catch (const UsageError&) {
+    return false;
+  }
+  return !m->abstractions().empty();
+}
+
+template <class M>
+std::vector<int> every_prop() {
+  std::vector<int> out(M::static_info().props.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = int(i);
+  return out;
+}
+
+template <class M>
+void bisimilar() {
+  check_property<M>(25, [] {
+    std::optional<M> m;
+    if (!random_model<M>(m)) RC_DISCARD("nothing merged");
+    RC_ASSERT(check_abstraction(*m, every_prop<M>(), 80, [&](const typename M::State& s) { return scramble(*m, s); }) > 0);
+  });
+}
+
+TEST_CASE("abstraction: states with one key step alike and look alike") {
+  bisimilar<DeadlineModel>();
+  bisimilar<BfqModel>();
+  bisimilar<CfqModel>();
+  bisimilar<NoneModel>();
+}
+
+// Merging the order of every request in the driver, served or waiting,
+// is caught where fewer are served than the driver holds.
+TEST_CASE("abstraction: the check fails when it merges an order the device reads") {
+  struct Wrong : DeadlineModel {
+    using DeadlineModel::DeadlineModel;
+    void abstract_key(State& s) const {
+      int rank = 0;
+      for (int r = 0; r < rqs().size(); ++r)
+        if (rqs().status(s, r) == St::Driver) rqs().set_seq(s, r, rank++);
+    }
+  };
+  const Wrong w(variant_index_of<DeadlineScheduler>("v6.18"), defaults_with<DeadlineModel>("seed002-read-raid0"));
+  const auto r = rc::detail::checkTestable([&] {
+    check_abstraction(w, every_prop<DeadlineModel>(), 200, [&](const DeadlineModel::State& s) { return scramble(w, s); });
+  });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
+// Small enough to search whole: three processes on a device that serves
+// three requests at once, clock or not.
+Workload small_raid() {
+  return parse_workload(
+      "device depth=3 slot=1 spindles=3 rotational=1 service=1 seek=0\n"
+      "proc a dir=R sync=0 reqs=0,8\nproc b dir=W sync=0 reqs=40\nproc c dir=R sync=1 reqs=80,88\n"
+      "track a:0\nfair a c\n",
+      "small-raid");
+}
+
+template <class M>
+void same_verdicts() {
+  check_property<M>(12, [] {
+    const ModelInfo& inf = M::static_info();
+    Params p = small_params(inf);
+    p["clock"] = *rc::gen::inRange(0, 2);
+    std::optional<M> m;
+    try {
+      m.emplace(*rc::gen::inRange(0, int(inf.variants.size())), p, small_raid());
+    } catch (const UsageError&) {
+      RC_DISCARD("variant refuses the parameters");
+    }
+    RC_ASSERT(!m->abstractions().empty());
+    check_reduced_verdicts(*m, every_prop<M>(), 200'000);
+  });
+}
+
+TEST_CASE("abstraction: the scheduler models' verdicts, maxima and traces with and without it") {
+  same_verdicts<DeadlineModel>();
+  same_verdicts<BfqModel>();
+  same_verdicts<CfqModel>();
+  same_verdicts<NoneModel>();
+}
+
+}  // namespace reduction_abstraction_test
+}  // namespace blkmc::testing
