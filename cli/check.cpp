@@ -72,6 +72,7 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_flag("--no-por", a.no_por, "no partial-order reduction");
   check->add_flag("--no-slice", a.no_slice, "no property slicing (store every variable)");
   check->add_flag("--no-symmetry", a.no_symmetry, "no symmetry reduction");
+  check->add_flag("--no-abstract", a.no_abstract, "no abstraction (store values no step tells apart as they are)");
   check->add_flag("--json", a.as_json, "print the outcome as JSON");
   check->add_flag("--quiet,-q", a.quiet, "no progress lines on stderr");
   add_kernel_options(check, a.kargs);
@@ -139,7 +140,8 @@ int run_check(CheckArgs& a, Cluster* cluster) {
   opt.limits.disk_bytes = std::uint64_t(a.disk_mib * 1024 * 1024);
   // Every reduction that is sound for the selected properties
   // (explorer/reduced_model.hpp), unless switched off.
-  opt.reduce = {!a.no_reduce && !a.no_slice, !a.no_reduce && !a.no_symmetry, !a.no_reduce && !a.no_por};
+  opt.reduce = {!a.no_reduce && !a.no_slice, !a.no_reduce && !a.no_symmetry, !a.no_reduce && !a.no_por,
+                !a.no_reduce && !a.no_abstract};
   // Where traces go is checked before the search, not after it.
   for (const auto& [what, out] :
        {std::pair{"--trace-out", a.trace_out}, std::pair{"--dot", a.dot_out}, std::pair{"--report", a.report_out}})

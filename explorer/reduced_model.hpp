@@ -46,10 +46,10 @@
 namespace blkmc {
 
 struct ReduceOptions {
-  bool slice = false, symmetry = false, por = false;
-  static ReduceOptions all() { return {true, true, true}; }
+  bool slice = false, symmetry = false, por = false, abstract = false;
+  static ReduceOptions all() { return {true, true, true, true}; }
   static ReduceOptions none() { return {}; }
-  bool any() const { return slice || symmetry || por; }
+  bool any() const { return slice || symmetry || por || abstract; }
 };
 
 // A model whose states can hold values that no step, guard, finished() or
@@ -57,8 +57,7 @@ struct ReduceOptions {
 // read only against a threshold, a statistic no longer read): abstract_key
 // puts each such value in its class's representative, in place, so that a
 // state and its key are bisimilar; abstractions() names the ones that apply
-// (none: the layer is off). Asked for with slicing (a cone of influence
-// over values rather than variables).
+// (none: the layer is off).
 template <class M>
 concept HasKeyAbstraction = requires(const M& m, typename M::State& s) {
   m.abstract_key(s);
@@ -184,7 +183,7 @@ class Reduced {
   void stack(const ReduceOptions& o, const std::vector<int>& props, bool depth_bounded) {
     if constexpr (HasKeyAbstraction<M>) {
       const std::vector<std::string> what = m_.abstractions();
-      if (o.slice && !what.empty()) {
+      if (o.abstract && !what.empty()) {
         abstract_ = true;
         notes_.push_back(fmt::format("abstraction ({})", fmt::join(what, "; ")));
       }

@@ -279,7 +279,8 @@ void check_reduced_verdicts(const M& m, const std::vector<int>& props, std::uint
   const auto full = explore(m, opt);
   if (full.stop != StopReason::Complete && full.stop != StopReason::AllViolated) RC_DISCARD("too large");
   for (const ReduceOptions r : {ReduceOptions{true, false, false}, ReduceOptions{false, true, false},
-                                ReduceOptions{false, false, true}, ReduceOptions::all()}) {
+                                ReduceOptions{false, false, true}, ReduceOptions{false, false, false, true},
+                                ReduceOptions::all()}) {
     opt.reduce = r;
     const auto red = explore(m, opt);
     RC_ASSERT(red.stats.states <= full.stats.states);
