@@ -1,5 +1,5 @@
 // Concrete counterexamples from stored keys. A store holds a state's key
-// (the state as the reductions left it: sliced, permuted), so a trace is
+// (the state as the reductions left it: merged, sliced, permuted), so a trace is
 // rebuilt on concrete states from the start: each step is the first of the
 // current state's steps (of the given actor) whose successor has the next
 // key. Used by Search (its store answers "is this id's key") and by the
@@ -42,8 +42,8 @@ void step_to(const Reduced<M>& rm, Counterexample<typename M::State>& cx, Is&& i
 // == walk.size() - 1 when the walk ends in a dead end), cx.loop_start is
 // where the repeating part begins, so that states.back() ==
 // states[*loop_start]. Unless keys are the concrete states (concrete), the
-// cycle of keys is followed until a concrete state repeats (a permuted or
-// sliced copy of the entry state is not yet the entry state); every state
+// cycle of keys is followed until a concrete state repeats (a permuted,
+// sliced or merged copy of the entry state is not yet the entry state); every state
 // on the way has the keys of the walk.
 template <Model M, class Is>
 void along(const Reduced<M>& rm, Counterexample<typename M::State>& cx,
