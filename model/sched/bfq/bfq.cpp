@@ -1,4 +1,5 @@
 #include "model/sched/bfq/bfq.hpp"
+#include "model/sched/hw_tag_key.hpp"
 #include "model/sched/say.hpp"
 
 #include <algorithm>
@@ -920,23 +921,14 @@ void BfqScheduler::bfq_update_hw_tag(SchedState& s, int rq, Why* why) const {
   max_rq_in_driver_.set(s, 0);
 }
 
-// The key's classes of the hw_tag detector's state (the abstraction layer,
-// model/sched/sched_abstraction.hpp). Above: the decision reads
-// max_rq_in_driver > hw_queue_thr only, and max(m, n) is above it exactly
-// when m or n is, so every m at or below it is 0 and every m above it is
-// thr + 1. A hw_tag of 1 returns before either is read, and nothing sets
-// hw_tag again.
+// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
+// the decision reads max_rq_in_driver > hw_queue_thr only.
 std::vector<std::string> BfqScheduler::abstractions() const {
   return {fmt::format("max_rq_in_driver: whether above {}; hw_tag's samples: none once hw_tag = 1", hw_queue_thr_)};
 }
 
 void BfqScheduler::abstract_key(SchedState& s) const {
-  if (hw_tag(s) == 1) {
-    hw_tag_samples_.set(s, 0);
-    max_rq_in_driver_.set(s, 0);
-    return;
-  }
-  max_rq_in_driver_.set(s, max_rq_in_driver(s) > hw_queue_thr_ ? u8(hw_queue_thr_ + 1) : 0);
+  key_hw_tag_detector(s, hw_tag(s), hw_tag_samples_, max_rq_in_driver_, hw_queue_thr_ + 1);
 }
 
 // bfq_arm_slice_timer: BFQ_MIN_TT (1 tick) for a seeky non-raised queue in a

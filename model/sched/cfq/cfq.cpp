@@ -1,4 +1,5 @@
 #include "model/sched/cfq/cfq.hpp"
+#include "model/sched/hw_tag_key.hpp"
 #include "model/sched/say.hpp"
 
 #include <fmt/format.h>
@@ -876,22 +877,14 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
   hw_tag_.set(s, cfq::hw_tag_value<bool, int>(est_depth(s), hw_queue_min_) ? 1 : 0);
 }
 
-// The key's classes of the hw_tag detector's state (the abstraction layer,
-// model/sched/sched_abstraction.hpp): the decision reads est_depth >=
-// hw_queue_min only, and max(d, n) reaches it exactly when d or n does, so
-// every d below it is 0 and every d at or above it is hw_queue_min. A
-// hw_tag of 1 returns before either is read, and nothing sets hw_tag again.
+// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
+// the decision reads est_depth >= hw_queue_min only.
 std::vector<std::string> CfqScheduler::abstractions() const {
   return {fmt::format("est_depth: whether at least {}; hw_tag's samples: none once hw_tag = 1", hw_queue_min_)};
 }
 
 void CfqScheduler::abstract_key(SchedState& s) const {
-  if (hw_tag(s) == 1) {
-    hw_tag_samples_v_.set(s, 0);
-    est_depth_.set(s, 0);
-    return;
-  }
-  est_depth_.set(s, est_depth(s) >= hw_queue_min_ ? sat(hw_queue_min_) : 0);
+  key_hw_tag_detector(s, hw_tag(s), hw_tag_samples_v_, est_depth_, hw_queue_min_);
 }
 
 int CfqScheduler::prio_slice(int q) const {
