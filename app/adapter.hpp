@@ -131,6 +131,7 @@ class ModelAdapter final : public ModelHandle {
     out.search = opt.bfs ? "bfs" : "dfs";
     out.stop = res.stop;
     out.stats = res.stats;
+    out.census = std::move(res.census);
     for (auto& po : res.props) {
       CheckOutcome::Prop pr;
       pr.name = prop_spec_string(inf, {po.prop, po.bound});

@@ -36,6 +36,7 @@ struct CheckOutcome {
   std::vector<Prop> props;
   StopReason stop = StopReason::Complete;
   Stats stats;
+  std::optional<Census> census;  // check --census
 };
 
 class ProveDriver;  // app/prove.hpp

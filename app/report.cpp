@@ -41,9 +41,35 @@ nlohmann::json outcome_json(const CheckOutcome& o) {
     if (p.trace) j["trace_steps"] = p.trace->steps.size();
     props.push_back(j);
   }
-  return {{"model", o.model},   {"variant", o.variant}, {"params", o.params},
-          {"search", o.search}, {"stop", to_string(o.stop)}, {"properties", props},
-          {"stats", stats_json(o.stats)}};
+  nlohmann::json j{{"model", o.model},   {"variant", o.variant}, {"params", o.params},
+                   {"search", o.search}, {"stop", to_string(o.stop)}, {"properties", props},
+                   {"stats", stats_json(o.stats)}};
+  if (o.census) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CensusRow& r : o.census->rows)
+      rows.push_back({{"variable", r.var}, {"copies", r.copies}, {"tuples", r.tuples}, {"states_without", r.without}});
+    j["census"] = {{"states", o.census->states}, {"variables", rows}};
+  }
+  return j;
+}
+
+// The variables that multiply the stored states, largest factor first.
+std::string census_text(const Census& c) {
+  std::string out = fmt::format("  census of the {} stored states (factor: states / states still distinct without the "
+                                "variable; values: the distinct values of its copies together):\n",
+                                c.states);
+  out += fmt::format("    {:>8} {:>10}  {}\n", "factor", "values", "variable");
+  std::size_t flat = 0;
+  for (const CensusRow& r : c.rows) {
+    if (r.without >= c.states) {
+      ++flat;
+      continue;
+    }
+    out += fmt::format("    {:>7.2f}x {:>10}  {}{}\n", double(c.states) / double(std::max<std::uint64_t>(r.without, 1)),
+                       r.tuples, r.var, r.copies > 1 ? fmt::format(" ({} copies)", r.copies) : "");
+  }
+  if (flat) out += fmt::format("    {} more multiply nothing (one value, or set by the others)\n", flat);
+  return out;
 }
 
 std::string prop_result_text(const CheckOutcome::Prop& p) {
@@ -115,6 +141,7 @@ std::string outcome_text(const CheckOutcome& o) {
   }
   out += "  " + stats_text(o.stats) + '\n';
   out += "  reduction: " + reduction_text(o.stats) + '\n';
+  if (o.census) out += census_text(*o.census);
   return out;
 }
 

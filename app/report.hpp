@@ -12,6 +12,8 @@ namespace blkmc {
 nlohmann::json stats_json(const Stats& s);
 nlohmann::json outcome_json(const CheckOutcome& o);
 std::string outcome_text(const CheckOutcome& o);
+// check --census's table (explorer/census.hpp), as outcome_text prints it.
+std::string census_text(const Census& c);
 // A run's parameters for a header: by value name where the model names
 // them (workload=gated-write, shadow=none), as numbers for an unknown model.
 std::string params_text(const std::string& model, const Params& p);

@@ -33,7 +33,7 @@ struct CheckArgs {
   bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false, no_abstract = false;
   std::string trace_out, report_out, dot_out;
   std::size_t dot_limit = 2000;
-  bool as_json = false, quiet = false;
+  bool as_json = false, quiet = false, census = false;
   std::string command;  // this command line, for the pages' "reproduce it"
 };
 

@@ -24,6 +24,7 @@
 
 #include "common/errors.hpp"
 #include "counterexamples/trace.hpp"
+#include "explorer/census.hpp"
 #include "explorer/counterexample.hpp"
 #include "explorer/limits.hpp"
 #include "explorer/progress.hpp"
@@ -53,6 +54,7 @@ struct SearchResult {
   std::vector<PropOutcome<State>> props;
   StopReason stop = StopReason::Complete;
   Stats stats;
+  std::optional<Census> census;  // SearchOptions::census
 };
 
 // The optional model hooks of maximize and starvation properties.

@@ -309,6 +309,15 @@ SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   const StopReason stop = search.run(checks);
   SearchResult<typename M::State> r = checks.result(stop, search);
   if (opt.bfs && search.reduced().por()) shortest_traces(m, opt, r);
+  if (opt.census) {
+    if constexpr (HasSchema<M>) {
+      r.census = take_census(m.schema(), search.store(), [&](const std::string& var, std::size_t i, std::size_t n) {
+        if (opt.progress) std::fprintf(stderr, "census: %zu/%zu %s\n", i + 1, n, var.c_str());
+      });
+    } else {
+      throw UsageError(fmt::format("--census: model {} does not lay its state out by a schema", m.info().name));
+    }
+  }
   return r;
 }
 

@@ -86,6 +86,9 @@ struct SearchOptions {
   // The ranks of a distributed search (explorer/distributed_search.hpp);
   // null: this process alone.
   Cluster* cluster = nullptr;
+  // After the search, count which variables multiply the stored states
+  // (explorer/census.hpp; one process only).
+  bool census = false;
   bool progress = true;     // a line on stderr every 2 s
   double progress_interval = 2.0;
 };

@@ -93,6 +93,10 @@ expect 1 "from-trace, param override keeps the violation" -- "$B" check --from-t
 expect 0 "from-trace, param override removes it" -- "$B" check --from-trace "$SRC/counterexamples/tags/tags-refcount-pool2-fn-sees-owner.json" -p pool=1 -q
 expect 2 "from-trace, other model" -- "$B" check nosuch --from-trace "$SRC/counterexamples/tags/tags-null-check-fn-sees-owner.json"; one_line_error "from-trace other model"
 expect 2 "check without a model" -- "$B" check -v refcount; one_line_error "check without a model"
+# --census: a factor per variable after the verdicts; refused before the search where the store keeps no states.
+expect 0 "census" -- "$B" check tags -v refcount --prop fn-sees-owner --census -q
+contains "$T/out" "census of the" "census prints its table"
+expect 2 "census with the hash store" -- "$B" check tags -v refcount --census --store hash -q; one_line_error "census hash"
 
 expect 3 "max-states" -- "$B" check tags -v refcount -p ntags=6 -p submitters=4 -p rounds=3 --max-states 1000 -q
 contains "$T/out" "incomplete" "max-states verdict"
