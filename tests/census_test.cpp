@@ -39,9 +39,10 @@ SearchOptions options(const M& m, const std::string& prop) {
 }
 
 // Distinct masked states, counted on the bytes themselves.
-std::uint64_t exact_distinct(const VisitedStore& st, const std::vector<std::uint8_t>& mask) {
+std::uint64_t exact_distinct(const VisitedStore& st, std::vector<std::uint8_t> mask) {
   std::set<std::vector<std::uint8_t>> seen;
   std::vector<std::uint8_t> s(st.state_bytes());
+  mask.resize(s.size(), 0xff);  // bytes past the schema's, if any, are kept
   for (std::size_t i = 0; i < st.size(); ++i) {
     st.load(std::uint32_t(i), s.data());
     for (std::size_t b = 0; b < s.size(); ++b) s[b] = std::uint8_t(s[b] & mask[b]);
