@@ -93,6 +93,10 @@ expect 1 "from-trace, param override keeps the violation" -- "$B" check --from-t
 expect 0 "from-trace, param override removes it" -- "$B" check --from-trace "$SRC/counterexamples/tags/tags-refcount-pool2-fn-sees-owner.json" -p pool=1 -q
 expect 2 "from-trace, other model" -- "$B" check nosuch --from-trace "$SRC/counterexamples/tags/tags-null-check-fn-sees-owner.json"; one_line_error "from-trace other model"
 expect 2 "check without a model" -- "$B" check -v refcount; one_line_error "check without a model"
+# Seed 004 scaled (docs/seed004.md): deep-fix-v1 never leaves a stale deep flag
+# (3.1-rc5's and v2's violations are checked-in traces, regenerated above).
+expect 0 "seed 004 4/1/1: v1 keeps no stale deep flag" -- "$B" check cfq -v deep-fix-v1 \
+  -p workload="$SRC/bench/workloads/deep-stale-4-1-1.wl" -p clock=1 -p ghost_check=1 --prop stale-deep -q
 # --census: a factor per variable after the verdicts; refused before the search where the store keeps no states.
 expect 0 "census" -- "$B" check tags -v refcount --prop fn-sees-owner --census -q
 contains "$T/out" "census of the" "census prints its table"
