@@ -16,6 +16,8 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -311,8 +313,13 @@ SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   if (opt.bfs && search.reduced().por()) shortest_traces(m, opt, r);
   if (opt.census) {
     if constexpr (HasSchema<M>) {
+      // A line every progress interval, as the search's (quiet on small runs).
+      auto last = std::chrono::steady_clock::now();
       r.census = take_census(m.schema(), search.store(), [&](const std::string& var, std::size_t i, std::size_t n) {
-        if (opt.progress) std::fprintf(stderr, "census: %zu/%zu %s\n", i + 1, n, var.c_str());
+        const auto now = std::chrono::steady_clock::now();
+        if (!opt.progress || std::chrono::duration<double>(now - last).count() < opt.progress_interval) return;
+        last = now;
+        std::fprintf(stderr, "[blkmc] census: variable %zu of %zu (%s)\n", i + 1, n, var.c_str());
       });
     } else {
       throw UsageError(fmt::format("--census: model {} does not lay its state out by a schema", m.info().name));
