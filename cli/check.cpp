@@ -14,6 +14,7 @@
 #include "app/trace_report.hpp"
 #include "cli/options.hpp"
 #include "common/errors.hpp"
+#include "explorer/census.hpp"
 #include "explorer/stores.hpp"
 
 namespace blkmc {
@@ -72,9 +73,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_flag("--no-por", a.no_por, "no partial-order reduction");
   check->add_flag("--no-slice", a.no_slice, "no property slicing (store every variable)");
   check->add_flag("--no-symmetry", a.no_symmetry, "no symmetry reduction");
+  check->add_flag("--no-abstract", a.no_abstract, "no abstraction (store values no step tells apart as they are)");
   check->add_flag("--census", a.census,
                   "after the search, which variables multiply the stored states (a factor per variable)");
-  check->add_flag("--no-abstract", a.no_abstract, "no abstraction (store values no step tells apart as they are)");
   check->add_flag("--json", a.as_json, "print the outcome as JSON");
   check->add_flag("--quiet,-q", a.quiet, "no progress lines on stderr");
   add_kernel_options(check, a.kargs);
@@ -149,8 +150,7 @@ int run_check(CheckArgs& a, Cluster* cluster) {
        {std::pair{"--trace-out", a.trace_out}, std::pair{"--dot", a.dot_out}, std::pair{"--report", a.report_out}})
     require_parent_dir(what, out);
   if (a.census && cluster) throw UsageError("--census reads one process's store: run it without mpirun");
-  if (a.census && opt.store == StoreKind::HashCompact)
-    throw UsageError("--census reads the stored states back: use a store that keeps them (any but --store hash)");
+  if (a.census && opt.store == StoreKind::HashCompact) throw UsageError(kCensusNeedsStates);
   opt.census = a.census;
   if (!a.dot_out.empty() && cluster) throw UsageError("--dot draws small spaces: run it without mpirun");
   const CheckOutcome o = mh.check(a.variant, run_params, a.props, opt);

@@ -52,11 +52,15 @@ inline std::uint64_t distinct(std::vector<std::uint64_t>& h) {
 
 }  // namespace census_detail
 
+// Why a store that keeps no states (hash compaction) has no census; `check`
+// says it before the search, take_census after it.
+inline constexpr const char* kCensusNeedsStates =
+    "--census reads the stored states back: use a store that keeps them (any but --store hash)";
+
 // progress(var, i, n): called before variable i of n.
 template <class Progress>
 Census take_census(const Schema& sc, const VisitedStore& store, Progress&& progress) {
-  if (!store.keeps_states())
-    throw UsageError("--census reads the stored states back: use a store that keeps them (any but --store hash)");
+  if (!store.keeps_states()) throw UsageError(kCensusNeedsStates);
   Census c;
   const std::size_t n = store.size(), bytes = store.state_bytes();
   c.states = n;
