@@ -52,17 +52,27 @@ TEST_CASE("abstraction: what each scheduler merges on which device") {
   CHECK(merged<DeadlineScheduler>("v6.18", "gated-write").empty());
   CHECK(merged<NoneScheduler>("v6.18", "fair-read-write").empty());
   // BFQ's and CFQ's hw_tag detectors, on every device.
+  // v6.12 decides hw_tag after 32 samples: no run of 9 requests gets there.
   CHECK(merged<BfqScheduler>("v6.12", "seed002-readers-writer") ==
-        "max_rq_in_driver: whether above 3; hw_tag's samples: none once hw_tag = 1");
+        "max_rq_in_driver: whether above 3; hw_tag's samples: none once hw_tag = 1 or 0 (the driver holds at most "
+        "3, so hw_tag stays 0), or once fewer requests are left than samples to a decision (32)");
+  // One tag and the parked request: never above 2, so hw_tag 0 is final.
   CHECK(merged<BfqScheduler>("v4.13", "bfq-reader-writer") ==
-        "max_rq_in_driver: whether above 2; hw_tag's samples: none once hw_tag = 1");
+        "max_rq_in_driver: whether above 2; hw_tag's samples: none once hw_tag = 1 or 0 (the driver holds at "
+        "most 2, so hw_tag stays 0), or once fewer requests are left than samples to a decision (3)");
+  // Two tags; cyclic readers, so samples never run out.
+  CHECK(merged<CfqScheduler>("3.1-rc5", "seed002-read-disk") ==
+        "est_depth: whether at least 3; hw_tag's samples: none once hw_tag = 1 or 0 (the driver holds at most 2, "
+        "so hw_tag stays 0)");
   CHECK(merged<CfqScheduler>("deep-fix-v2", "cfq-deep-stale") ==
         "the order of the 8 requests in service | est_depth: whether at least 3; hw_tag's samples: none once "
         "hw_tag = 1");
 }
 
 // The variables the abstraction may merge, changed at random: the ranks of
-// the requests in the driver permuted, the detectors' values redrawn.
+// the requests in the driver permuted, the detectors' values redrawn among
+// those a run can reach (a maximum of the requests in the driver is at most
+// what the driver can hold: the tags, and for BFQ the parked request).
 template <class M>
 typename M::State scramble(const M& m, typename M::State s) {
   const RqTable& rq = m.rqs();
@@ -75,9 +85,14 @@ typename M::State scramble(const M& m, typename M::State s) {
   for (std::size_t i = seqs.size(); i > 1; --i) std::swap(seqs[i - 1], seqs[*rc::gen::inRange<std::size_t>(0, i)]);
   for (std::size_t i = 0; i < drv.size(); ++i) rq.set_seq(s, drv[i], seqs[i]);
   const Schema& sc = m.schema();
-  for (const Schema::Var& v : sc.vars())
+  const DeviceSpec& dev = m.workload().dev;
+  for (const Schema::Var& v : sc.vars()) {
+    int most = 8;
+    if (v.name == "max_rq_in_driver") most = std::min(most, dev.depth + (dev.slot ? 1 : 0));
+    if (v.name == "est_depth") most = std::min(most, dev.depth);
     if (v.name == "max_rq_in_driver" || v.name == "est_depth" || v.name == "hw_tag_samples")
-      sc.byte_var(sc.find(v.name)).set(s, *rc::gen::inRange(0, 9));
+      sc.byte_var(sc.find(v.name)).set(s, *rc::gen::inRange(0, most + 1));
+  }
   return s;
 }
 
@@ -85,7 +100,8 @@ typename M::State scramble(const M& m, typename M::State s) {
 // every device.
 const char* const kWorkloads[] = {"cfq-deep-stale", "cfq-aio-raid", "cfq-fast-stale", "cfq-mmap-raid",
                                   "seed002-read-raid0", "seed002-readers-writer", "bfq-seeky-ncq",
-                                  "gated-write"};
+                                  "gated-write", "bfq-reader-writer", "bfq-flash-readers", "seed002-read-disk",
+                                  "fair-sync-reader"};
 
 template <class M>
 bool random_model(std::optional<M>& m) {
@@ -142,25 +158,49 @@ TEST_CASE("abstraction: the check fails when it merges an order the device reads
   CHECK(r.template is<rc::detail::FailureResult>());
 }
 
+// Forgetting the sample count at hw_tag 0 where the driver can hold more
+// than hw_queue_thr (2 tags and the parked request) is caught: there the
+// next round of samples may turn hw_tag to 1.
+TEST_CASE("abstraction: the check fails when it forgets hw_tag 0's samples on a device that can queue") {
+  struct Wrong : BfqModel {
+    using BfqModel::BfqModel;
+    void abstract_key(State& s) const {
+      BfqModel::abstract_key(s);
+      const Schema& sc = schema();
+      if (sc.byte_var(sc.find("hw_tag")).get(s) != 0) return;
+      sc.byte_var(sc.find("hw_tag_samples")).set(s, 0);
+      sc.byte_var(sc.find("max_rq_in_driver")).set(s, 0);
+    }
+  };
+  Params p = defaults_with<BfqModel>("seed002-readers-writer");
+  p["hw_tag"] = 0;
+  const Wrong w(variant_index_of<BfqScheduler>("v4.13"), p);
+  const auto r = rc::detail::checkTestable([&] {
+    check_abstraction(w, every_prop<BfqModel>(), 200, [&](const BfqModel::State& s) { return scramble(w, s); });
+  });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
 // Small enough to search whole: three processes on a device that serves
-// three requests at once, clock or not.
-Workload small_raid() {
+// one to three requests at once, clock or not (with one, BFQ's and CFQ's
+// hw_tag settles at 0 for good).
+Workload small_device(int depth) {
   return parse_workload(
-      "device depth=3 slot=1 spindles=3 rotational=1 service=1 seek=0\n"
+      fmt::format("device depth={0} slot=1 spindles={0} rotational=1 service=1 seek=0\n", depth) +
       "proc a dir=R sync=0 reqs=0,8\nproc b dir=W sync=0 reqs=40\nproc c dir=R sync=1 reqs=80,88\n"
       "track a:0\nfair a c\n",
-      "small-raid");
+      "small-device");
 }
 
 template <class M>
-void same_verdicts() {
-  check_property<M>(12, [] {
+void same_verdicts(int min_depth) {
+  check_property<M>(12, [min_depth] {
     const ModelInfo& inf = M::static_info();
     Params p = small_params(inf);
     p["clock"] = *rc::gen::inRange(0, 2);
     std::optional<M> m;
     try {
-      m.emplace(*rc::gen::inRange(0, int(inf.variants.size())), p, small_raid());
+      m.emplace(*rc::gen::inRange(0, int(inf.variants.size())), p, small_device(*rc::gen::inRange(min_depth, 4)));
     } catch (const UsageError&) {
       RC_DISCARD("variant refuses the parameters");
     }
@@ -170,10 +210,11 @@ void same_verdicts() {
 }
 
 TEST_CASE("abstraction: the scheduler models' verdicts, maxima and traces with and without it") {
-  same_verdicts<DeadlineModel>();
-  same_verdicts<BfqModel>();
-  same_verdicts<CfqModel>();
-  same_verdicts<NoneModel>();
+  // deadline and none merge only the order in service: two spindles or more.
+  same_verdicts<DeadlineModel>(2);
+  same_verdicts<BfqModel>(1);
+  same_verdicts<CfqModel>(1);
+  same_verdicts<NoneModel>(2);
 }
 
 }  // namespace reduction_abstraction_test

@@ -923,12 +923,23 @@ void BfqScheduler::bfq_update_hw_tag(SchedState& s, int rq, Why* why) const {
 
 // The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
 // the decision reads max_rq_in_driver > hw_queue_thr only.
+// The detector's numbers: a decision at the sample after hw_samples, 1 when
+// the maximum is above hw_queue_thr. rq_in_driver counts the requests
+// holding a driver tag and the one blk-mq parks on hctx->dispatch (it calls
+// the scheduler only while that list is empty).
+static HwTagDetector detector(const DeviceSpec& dev, int hw_samples, int hw_queue_thr) {
+  return {hw_samples, hw_queue_thr + 1, dev.depth + (dev.slot ? 1 : 0)};
+}
+
 std::vector<std::string> BfqScheduler::abstractions() const {
-  return {fmt::format("max_rq_in_driver: whether above {}; hw_tag's samples: none once hw_tag = 1", hw_queue_thr_)};
+  const Workload& wl = t_.workload();
+  return {hw_tag_key_text("max_rq_in_driver", "above", hw_queue_thr_, detector(wl.dev, hw_samples_, hw_queue_thr_),
+                          finite_workload(wl))};
 }
 
 void BfqScheduler::abstract_key(SchedState& s) const {
-  key_hw_tag_detector(s, hw_tag(s), hw_tag_samples_, max_rq_in_driver_, hw_queue_thr_ + 1);
+  key_hw_tag_detector(s, t_, hw_tag(s), hw_tag_samples_, max_rq_in_driver_,
+                      detector(t_.workload().dev, hw_samples_, hw_queue_thr_));
 }
 
 // bfq_arm_slice_timer: BFQ_MIN_TT (1 tick) for a seeky non-raised queue in a

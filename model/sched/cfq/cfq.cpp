@@ -879,12 +879,18 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
 
 // The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
 // the decision reads est_depth >= hw_queue_min only.
+// The detector's numbers: a decision at the sample after hw_tag_samples, 1
+// when est_depth is at least hw_queue_min; in_driver counts the requests
+// holding a driver tag, at most the depth.
 std::vector<std::string> CfqScheduler::abstractions() const {
-  return {fmt::format("est_depth: whether at least {}; hw_tag's samples: none once hw_tag = 1", hw_queue_min_)};
+  const Workload& wl = t_.workload();
+  return {hw_tag_key_text("est_depth", "at least", hw_queue_min_, {hw_tag_samples_, hw_queue_min_, wl.dev.depth},
+                          finite_workload(wl))};
 }
 
 void CfqScheduler::abstract_key(SchedState& s) const {
-  key_hw_tag_detector(s, hw_tag(s), hw_tag_samples_v_, est_depth_, hw_queue_min_);
+  key_hw_tag_detector(s, t_, hw_tag(s), hw_tag_samples_v_, est_depth_,
+                      {hw_tag_samples_, hw_queue_min_, t_.workload().dev.depth});
 }
 
 int CfqScheduler::prio_slice(int q) const {
