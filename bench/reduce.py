@@ -451,7 +451,7 @@ def expectation_misses(expects, props):
 
 
 def summarize_reductions(texts):
-    counts = {"slicing": 0, "symmetry": 0, "partial-order": 0}
+    counts = {"abstraction": 0, "slicing": 0, "symmetry": 0, "partial-order": 0}
     for t in texts:
         for seg in t.split(";"):
             seg = seg.strip()
