@@ -63,14 +63,15 @@ TEST_CASE("abstraction: what each scheduler merges on which device") {
   // Two tags; cyclic readers, so samples never run out.
   CHECK(merged<CfqScheduler>("3.1-rc5", "seed002-read-disk") ==
         "est_depth: whether at least 3; hw_tag's samples: none once hw_tag = 1 or 0 (the driver holds at most 2, "
-        "so hw_tag stays 0)");
+        "so hw_tag stays 0) | slice_dispatch: none while no queue or a sync queue is active");
   CHECK(merged<CfqScheduler>("deep-fix-v2", "cfq-deep-stale") ==
         "the order of the 8 requests in service | est_depth: whether at least 3; hw_tag's samples: none once "
-        "hw_tag = 1");
+        "hw_tag = 1 | slice_dispatch: none while no queue or a sync queue is active");
 }
 
 // The variables the abstraction may merge, changed at random: the ranks of
-// the requests in the driver permuted, the detectors' values redrawn among
+// the requests in the driver permuted, the detectors' values and CFQ's
+// slice_dispatch redrawn, the detectors' among
 // those a run can reach (a maximum of the requests in the driver is at most
 // what the driver can hold: the tags, and for BFQ the parked request).
 template <class M>
@@ -92,6 +93,8 @@ typename M::State scramble(const M& m, typename M::State s) {
     if (v.name == "est_depth") most = std::min(most, dev.depth);
     if (v.name == "max_rq_in_driver" || v.name == "est_depth" || v.name == "hw_tag_samples")
       sc.byte_var(sc.find(v.name)).set(s, *rc::gen::inRange(0, most + 1));
+    // CFQ's count of the active queue's dispatches in its slice.
+    if (v.name == "slice_dispatch") sc.byte_var(sc.find(v.name)).set(s, *rc::gen::inRange(0, 40));
   }
   return s;
 }
@@ -177,6 +180,24 @@ TEST_CASE("abstraction: the check fails when it forgets hw_tag 0's samples on a 
   const Wrong w(variant_index_of<BfqScheduler>("v4.13"), p);
   const auto r = rc::detail::checkTestable([&] {
     check_abstraction(w, every_prop<BfqModel>(), 200, [&](const BfqModel::State& s) { return scramble(w, s); });
+  });
+  CHECK(r.template is<rc::detail::FailureResult>());
+}
+
+// Forgetting slice_dispatch while an async queue is active is caught: its
+// share (4 x (8 - level) dispatches) ends the slice when others are busy.
+TEST_CASE("abstraction: the check fails when it forgets an async queue's dispatches in its slice") {
+  struct Wrong : CfqModel {
+    using CfqModel::CfqModel;
+    void abstract_key(State& s) const {
+      CfqModel::abstract_key(s);
+      const Schema& sc = schema();
+      sc.byte_var(sc.find("slice_dispatch")).set(s, 0);
+    }
+  };
+  const Wrong w(variant_index_of<CfqScheduler>("3.1-rc5"), defaults_with<CfqModel>("fair-sync-reader"));
+  const auto r = rc::detail::checkTestable([&] {
+    check_abstraction(w, every_prop<CfqModel>(), 200, [&](const CfqModel::State& s) { return scramble(w, s); });
   });
   CHECK(r.template is<rc::detail::FailureResult>());
 }

@@ -885,12 +885,18 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
 std::vector<std::string> CfqScheduler::abstractions() const {
   const Workload& wl = t_.workload();
   return {hw_tag_key_text("est_depth", "at least", hw_queue_min_, {hw_tag_samples_, hw_queue_min_, wl.dev.depth},
-                          finite_workload(wl))};
+                          finite_workload(wl)),
+          "slice_dispatch: none while no queue or a sync queue is active"};
 }
 
 void CfqScheduler::abstract_key(SchedState& s) const {
   key_hw_tag_detector(s, t_, hw_tag(s), hw_tag_samples_v_, est_depth_,
                       {hw_tag_samples_, hw_queue_min_, t_.workload().dev.depth});
+  // slice_dispatch is read only after an async active queue dispatches
+  // (its share with others busy), and a queue becomes active only through
+  // cfq_set_active_queue, which zeroes it: with no active queue or a sync
+  // one, its value is never read.
+  if (const int a = active(s); a < 0 || sync_q(a)) slice_dispatch_.set(s, 0);
 }
 
 int CfqScheduler::prio_slice(int q) const {
