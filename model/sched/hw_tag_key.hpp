@@ -42,12 +42,19 @@ struct HwTagDetector {
   int peak_bound;  // the most requests the scheduler can count in the driver
 };
 
+// Whether every process is finite (no cyclic one): then the requests not
+// yet done bound the samples to come.
+inline bool finite_workload(const Workload& wl) {
+  for (const WlProc& p : wl.procs)
+    if (p.cyclic) return false;
+  return true;
+}
+
 // The completions still to come: every request not done; no bound where a
 // process is cyclic (its requests come back).
 template <class S>
 int completions_left(const RqTable& t, const S& s) {
-  for (const WlProc& p : t.workload().procs)
-    if (p.cyclic) return INT_MAX / 2;
+  if (!finite_workload(t.workload())) return INT_MAX / 2;
   int n = 0;
   for (int r = 0; r < t.size(); ++r) n += t.status(s, r) != St::Done;
   return n;
@@ -73,14 +80,6 @@ inline std::string hw_tag_key_text(const char* peak, const char* relation, int t
   if (d.peak_bound < d.reach) out += fmt::format(" or 0 (the driver holds at most {}, so hw_tag stays 0)", d.peak_bound);
   if (finite) out += fmt::format(", or once fewer requests are left than samples to a decision ({})", d.samples);
   return out;
-}
-
-// Whether every process is finite (no cyclic one): completions_left bounds
-// the samples to come.
-inline bool finite_workload(const Workload& wl) {
-  for (const WlProc& p : wl.procs)
-    if (p.cyclic) return false;
-  return true;
 }
 
 }  // namespace blkmc::sched

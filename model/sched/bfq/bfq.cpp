@@ -921,12 +921,11 @@ void BfqScheduler::bfq_update_hw_tag(SchedState& s, int rq, Why* why) const {
   max_rq_in_driver_.set(s, 0);
 }
 
-// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
-// the decision reads max_rq_in_driver > hw_queue_thr only.
-// The detector's numbers: a decision at the sample after hw_samples, 1 when
-// the maximum is above hw_queue_thr. rq_in_driver counts the requests
-// holding a driver tag and the one blk-mq parks on hctx->dispatch (it calls
-// the scheduler only while that list is empty).
+// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp).
+// Its numbers: a decision at the sample after hw_samples, 1 when the maximum
+// is above hw_queue_thr. rq_in_driver counts the requests holding a driver
+// tag and the one blk-mq parks on hctx->dispatch (it calls the scheduler
+// only while that list is empty).
 static HwTagDetector detector(const DeviceSpec& dev, int hw_samples, int hw_queue_thr) {
   return {hw_samples, hw_queue_thr + 1, dev.depth + (dev.slot ? 1 : 0)};
 }

@@ -877,11 +877,10 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
   hw_tag_.set(s, cfq::hw_tag_value<bool, int>(est_depth(s), hw_queue_min_) ? 1 : 0);
 }
 
-// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp):
-// the decision reads est_depth >= hw_queue_min only.
-// The detector's numbers: a decision at the sample after hw_tag_samples, 1
-// when est_depth is at least hw_queue_min; in_driver counts the requests
-// holding a driver tag, at most the depth.
+// The key's classes of the hw_tag detector's state (model/sched/hw_tag_key.hpp).
+// Its numbers: a decision at the sample after hw_tag_samples, 1 when
+// est_depth is at least hw_queue_min; in_driver counts the requests holding
+// a driver tag, at most the depth.
 std::vector<std::string> CfqScheduler::abstractions() const {
   const Workload& wl = t_.workload();
   return {hw_tag_key_text("est_depth", "at least", hw_queue_min_, {hw_tag_samples_, hw_queue_min_, wl.dev.depth},
