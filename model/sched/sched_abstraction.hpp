@@ -23,7 +23,8 @@
 //   order.
 // - The scheduler's own (Sched::abstract_key): its hw_tag detector's
 //   running maximum read only against a threshold, and its sample count
-//   once hw_tag is settled at 1.
+//   once no later decision can change hw_tag (model/sched/hw_tag_key.hpp);
+//   CFQ's slice_dispatch while no queue or a sync queue is active.
 #pragma once
 
 #include <algorithm>
