@@ -1,9 +1,10 @@
 // The scheduler models' abstraction layer (model/sched/sched_abstraction.hpp):
 // what each scheduler merges on which device; along random walks, a state
 // and any state with the same key (the order in service shuffled, the
-// hw_tag detector's values changed) enable the same steps to successors
-// with the same keys and show every property the same; the verdicts,
-// maxima and traces with and without it; and a merge too wide is caught.
+// hw_tag detectors' values and CFQ's slice_dispatch changed) enable the
+// same steps to successors with the same keys and show every property the
+// same; the verdicts, maxima and traces with and without it; and a merge
+// too wide is caught.
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
@@ -70,10 +71,10 @@ TEST_CASE("abstraction: what each scheduler merges on which device") {
 }
 
 // The variables the abstraction may merge, changed at random: the ranks of
-// the requests in the driver permuted, the detectors' values and CFQ's
-// slice_dispatch redrawn, the detectors' among
+// the requests in the driver permuted; the detectors' values redrawn among
 // those a run can reach (a maximum of the requests in the driver is at most
-// what the driver can hold: the tags, and for BFQ the parked request).
+// what the driver holds: the tags, and for BFQ the parked request); CFQ's
+// slice_dispatch redrawn.
 template <class M>
 typename M::State scramble(const M& m, typename M::State s) {
   const RqTable& rq = m.rqs();
