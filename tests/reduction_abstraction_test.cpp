@@ -144,6 +144,15 @@ TEST_CASE("abstraction: states with one key step alike and look alike") {
   bisimilar<NoneModel>();
 }
 
+// Whether check_abstraction fails on a model whose key merges too much.
+template <class W>
+bool caught(const W& w) {
+  const auto r = rc::detail::checkTestable([&] {
+    check_abstraction(w, every_prop<W>(), 200, [&](const typename W::State& s) { return scramble(w, s); });
+  });
+  return r.template is<rc::detail::FailureResult>();
+}
+
 // Merging the order of every request in the driver, served or waiting,
 // is caught where fewer are served than the driver holds.
 TEST_CASE("abstraction: the check fails when it merges an order the device reads") {
@@ -156,10 +165,7 @@ TEST_CASE("abstraction: the check fails when it merges an order the device reads
     }
   };
   const Wrong w(variant_index_of<DeadlineScheduler>("v6.18"), defaults_with<DeadlineModel>("seed002-read-raid0"));
-  const auto r = rc::detail::checkTestable([&] {
-    check_abstraction(w, every_prop<DeadlineModel>(), 200, [&](const DeadlineModel::State& s) { return scramble(w, s); });
-  });
-  CHECK(r.template is<rc::detail::FailureResult>());
+  CHECK(caught(w));
 }
 
 // Forgetting the sample count at hw_tag 0 where the driver can hold more
@@ -179,10 +185,7 @@ TEST_CASE("abstraction: the check fails when it forgets hw_tag 0's samples on a 
   Params p = defaults_with<BfqModel>("seed002-readers-writer");
   p["hw_tag"] = 0;
   const Wrong w(variant_index_of<BfqScheduler>("v4.13"), p);
-  const auto r = rc::detail::checkTestable([&] {
-    check_abstraction(w, every_prop<BfqModel>(), 200, [&](const BfqModel::State& s) { return scramble(w, s); });
-  });
-  CHECK(r.template is<rc::detail::FailureResult>());
+  CHECK(caught(w));
 }
 
 // Forgetting slice_dispatch while an async queue is active is caught: its
@@ -197,10 +200,7 @@ TEST_CASE("abstraction: the check fails when it forgets an async queue's dispatc
     }
   };
   const Wrong w(variant_index_of<CfqScheduler>("3.1-rc5"), defaults_with<CfqModel>("fair-sync-reader"));
-  const auto r = rc::detail::checkTestable([&] {
-    check_abstraction(w, every_prop<CfqModel>(), 200, [&](const CfqModel::State& s) { return scramble(w, s); });
-  });
-  CHECK(r.template is<rc::detail::FailureResult>());
+  CHECK(caught(w));
 }
 
 // Small enough to search whole: three processes on a device that serves

@@ -63,8 +63,10 @@ int completions_left(const RqTable& t, const S& s) {
 template <class S>
 void key_hw_tag_detector(S& s, const RqTable& t, int hw_tag, const ByteVar& samples, const ByteVar& peak,
                          const HwTagDetector& d) {
-  const bool decides_again = samples.get(s) + completions_left(t, s) > d.samples;
-  if (hw_tag == 1 || !decides_again || (hw_tag == 0 && d.peak_bound < d.reach)) {
+  // Every key passes here: the requests are counted only where the cheaper
+  // tests leave the detector live.
+  if (hw_tag == 1 || (hw_tag == 0 && d.peak_bound < d.reach) ||
+      samples.get(s) + completions_left(t, s) <= d.samples) {
     samples.set(s, 0);
     peak.set(s, 0);
     return;

@@ -881,16 +881,20 @@ void CfqScheduler::cfq_update_hw_tag(SchedState& s, int q) const {
 // Its numbers: a decision at the sample after hw_tag_samples, 1 when
 // est_depth is at least hw_queue_min; in_driver counts the requests holding
 // a driver tag, at most the depth.
+static HwTagDetector detector(const DeviceSpec& dev, int hw_tag_samples, int hw_queue_min) {
+  return {hw_tag_samples, hw_queue_min, dev.depth};
+}
+
 std::vector<std::string> CfqScheduler::abstractions() const {
   const Workload& wl = t_.workload();
-  return {hw_tag_key_text("est_depth", "at least", hw_queue_min_, {hw_tag_samples_, hw_queue_min_, wl.dev.depth},
+  return {hw_tag_key_text("est_depth", "at least", hw_queue_min_, detector(wl.dev, hw_tag_samples_, hw_queue_min_),
                           finite_workload(wl)),
           "slice_dispatch: none while no queue or a sync queue is active"};
 }
 
 void CfqScheduler::abstract_key(SchedState& s) const {
   key_hw_tag_detector(s, t_, hw_tag(s), hw_tag_samples_v_, est_depth_,
-                      {hw_tag_samples_, hw_queue_min_, t_.workload().dev.depth});
+                      detector(t_.workload().dev, hw_tag_samples_, hw_queue_min_));
   // slice_dispatch is read only after an async active queue dispatches
   // (its share with others busy), and a queue becomes active only through
   // cfq_set_active_queue, which zeroes it: with no active queue or a sync
