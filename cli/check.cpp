@@ -74,6 +74,8 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_flag("--no-slice", a.no_slice, "no property slicing (store every variable)");
   check->add_flag("--no-symmetry", a.no_symmetry, "no symmetry reduction");
   check->add_flag("--no-abstract", a.no_abstract, "no abstraction (store values no step tells apart as they are)");
+  check->add_flag("--no-path-measure", a.no_path_measure,
+                  "search a path measure's counters everywhere, not only where its maximum can still be reached");
   check->add_flag("--census", a.census,
                   "after the search, which variables multiply the stored states (a factor per variable)");
   check->add_flag("--json", a.as_json, "print the outcome as JSON");
@@ -144,7 +146,7 @@ int run_check(CheckArgs& a, Cluster* cluster) {
   // Every reduction that is sound for the selected properties
   // (explorer/reduced_model.hpp), unless switched off.
   opt.reduce = {!a.no_reduce && !a.no_slice, !a.no_reduce && !a.no_symmetry, !a.no_reduce && !a.no_por,
-                !a.no_reduce && !a.no_abstract};
+                !a.no_reduce && !a.no_abstract, !a.no_reduce && !a.no_slice && !a.no_path_measure, {}};
   // Where traces go is checked before the search, not after it.
   for (const auto& [what, out] :
        {std::pair{"--trace-out", a.trace_out}, std::pair{"--dot", a.dot_out}, std::pair{"--report", a.report_out}})

@@ -30,7 +30,8 @@ struct CheckArgs {
   std::uint64_t max_states = 0;
   std::uint32_t max_depth = 0;
   double seconds = 0, memory_mib = 0;
-  bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false, no_abstract = false;
+  bool no_reduce = false, no_por = false, no_slice = false, no_symmetry = false, no_abstract = false,
+       no_path_measure = false;
   std::string trace_out, report_out, dot_out;
   std::size_t dot_limit = 2000;
   bool as_json = false, quiet = false, census = false;

@@ -300,12 +300,18 @@ void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename
 
 template <Model M>
 SearchResult<typename M::State> explore_on_ranks(const M& m, const SearchOptions& opt);  // explorer/distributed_search.hpp
+// The search in two passes for path measures; nothing where it does not
+// apply (explorer/path_measure.hpp).
+template <Model M>
+std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m, const SearchOptions& opt);
 
 // Searches m with the selected properties checked on the way (over the
 // ranks of opt.cluster where it is set).
 template <Model M>
 SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
   if (opt.cluster) return explore_on_ranks(m, opt);
+  if (opt.reduce.lift)
+    if (auto lifted = explore_path_measures(m, opt)) return std::move(*lifted);
   PropertyChecks<M> checks(m, opt);
   Search<M> search(m, opt);
   const StopReason stop = search.run(checks);
@@ -331,3 +337,4 @@ SearchResult<typename M::State> explore(const M& m, const SearchOptions& opt) {
 }  // namespace blkmc
 
 #include "explorer/distributed_search.hpp"
+#include "explorer/path_measure.hpp"

@@ -32,6 +32,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,13 @@ namespace blkmc {
 
 struct ReduceOptions {
   bool slice = false, symmetry = false, por = false, abstract = false;
-  static ReduceOptions all() { return {true, true, true, true}; }
+  // Path measures searched on the graph without their counters
+  // (explorer/path_measure.hpp), and, set by that search for the graph it
+  // explores, the properties whose counters slicing leaves out although
+  // they read them.
+  bool lift = false;
+  std::vector<int> lifted;
+  static ReduceOptions all() { return {true, true, true, true, true, {}}; }
   static ReduceOptions none() { return {}; }
   bool any() const { return slice || symmetry || por || abstract; }
 };
@@ -120,16 +127,21 @@ class Reduced {
   State initial() const { return keyed(m_.initial()); }
   template <class F>
   void for_each_successor(const State& s, F&& emit) const {
-    if (!keyed()) {
+    if (!keyed() && !prune_) {
       m_.for_each_successor(s, emit);
       return;
     }
     m_.for_each_successor(s, [&](const Step& st, const State& next) {
       std::memcpy(scratch_.b.data(), next.b.data(), used_);
       key(scratch_);
+      if (prune_ && prune_(scratch_)) return;
       emit(st, scratch_);
     });
   }
+  // Successors (keys) for which prune answers true are left out: a search
+  // for what only some states can still reach (explorer/path_measure.hpp).
+  // Each copy of this model gets its own copy of prune.
+  void set_prune(std::function<bool(const State&)> prune) { prune_ = std::move(prune); }
   bool apply(const State& s, const Step& step, State& out) const {
     if (!m_.apply(s, step, out)) return false;
     key(out);
@@ -191,7 +203,9 @@ class Reduced {
     if constexpr (HasInfluence<M>) {
       if (o.slice) {
         // Past kMaxVars elements footprints mark everything: no kept set.
-        slice_ = Slicing(m_.schema(), m_.influence().relevant(props), footprints());
+        Influence inf = m_.influence();
+        for (int p : o.lifted) inf.prop_reads.at(std::size_t(p)).clear();
+        slice_ = Slicing(m_.schema(), inf.relevant(props), footprints());
         if (slice_.on()) notes_.push_back(fmt::format("slicing ({} not stored)", fmt::join(slice_.sliced(), ", ")));
       }
     }
@@ -237,6 +251,7 @@ class Reduced {
   std::vector<std::string> notes_;
   std::size_t used_;             // the bytes of a state that carry data
   mutable State scratch_{};      // a successor being keyed
+  std::function<bool(const State&)> prune_;
 };
 
 }  // namespace blkmc

@@ -187,6 +187,8 @@ class Search {
 
   // The model searched: m through the reductions that apply.
   const Reduced<M>& reduced() const { return rm_; }
+  // Leaves out every successor whose key prune(key) answers true (before a run).
+  void prune(std::function<bool(const State&)> p) { rm_.set_prune(std::move(p)); }
   const State& start_state() const { return start_state_; }
   // Spread over ranks (explorer/resolve_on_ranks.hpp): the global id of
   // each state store() holds here, by index, and the states of all ranks.

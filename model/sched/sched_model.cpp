@@ -219,9 +219,8 @@ bool SchedModel<Sched>::proc_queued(const State& s, int p) const {
 template <class Sched>
 int SchedModel<Sched>::fair_ratio(const State& s) const {
   if (!wl_.has_fair()) return 0;
-  const int a = fair_svc(s, 0), b = fair_svc(s, 1);
-  if (a + b < fair_window_) return 0;
-  return 100 * std::max(a, b) / std::max(1, std::min(a, b));
+  const int g[2] = {fair_svc(s, 0), fair_svc(s, 1)};
+  return path_value(FairRatio, g);
 }
 
 // Ranks the requests by the order they entered their place (a new arrival
@@ -395,6 +394,61 @@ int SchedModel<Sched>::measure(int prop, const State& s) const {
     default:
       return 0;
   }
+}
+
+// The ghosts of the measured properties are path measures: each step adds
+// what the requests and the tracked request's place decide (one dispatch
+// passing the tracked request, one tick it waits, a dispatch's sectors to
+// the fair pair), saturating at wait_cap, and never reads them.
+template <class Sched>
+PathMeasure SchedModel<Sched>::path_measure(int prop) const {
+  switch (prop) {
+    case MaxWait:
+    case MaxWaitTicks:
+    case MaxExpiredWait:
+      return {1, wait_cap_};
+    case FairRatio:
+      return {wl_.has_fair() ? 2 : 0, wait_cap_};
+    default:
+      return {};
+  }
+}
+
+template <class Sched>
+void SchedModel<Sched>::path_counters(int prop, const State& s, int* g) const {
+  switch (prop) {
+    case FairRatio:
+      g[0] = fair_svc(s, 0);
+      g[1] = fair_svc(s, 1);
+      break;
+    default:
+      g[0] = measure(prop, s);
+  }
+}
+
+// The wait counters start again when the tracked request is submitted (it
+// leaves Idle); a requeue inserts it again without a reset. The fair pair's
+// service is never cleared.
+template <class Sched>
+bool SchedModel<Sched>::path_reset(int prop, const State& before, const State& after) const {
+  if (prop == FairRatio || wl_.track < 0) return false;
+  return rq_.status(before, wl_.track) == St::Idle && rq_.status(after, wl_.track) != St::Idle;
+}
+
+template <class Sched>
+int SchedModel<Sched>::path_value(int prop, const int* g) const {
+  if (prop != FairRatio) return g[0];
+  if (g[0] + g[1] < fair_window_) return 0;
+  return 100 * std::max(g[0], g[1]) / std::max(1, std::min(g[0], g[1]));
+}
+
+// fair-ratio grows with the larger service and falls with the smaller:
+// its most over a box takes one at its top and the other at its bottom.
+template <class Sched>
+int SchedModel<Sched>::path_bound(int prop, const int* lo, const int* hi) const {
+  if (prop != FairRatio) return hi[0];
+  if (hi[0] + hi[1] < fair_window_) return 0;
+  return std::max(100 * hi[0] / std::max(1, lo[1]), 100 * hi[1] / std::max(1, lo[0]));
 }
 
 template <class Sched>

@@ -49,6 +49,7 @@
 #include "model/influence.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "model/path_measure.hpp"
 #include "model/schema.hpp"
 #include "model/schema_model.hpp"
 #include "model/sched/bfq/bfq.hpp"
@@ -153,6 +154,14 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   // by nothing); every other variable counts as read by a guard, so it is
   // kept whatever is checked.
   Influence influence() const;
+  // Path measures (model/path_measure.hpp): max-wait, max-wait-ticks and
+  // max-expired-wait are one counter each, cleared when the tracked request
+  // is submitted; fair-ratio is the fair pair's two service counters.
+  PathMeasure path_measure(int prop) const;
+  void path_counters(int prop, const State& s, int* g) const;
+  bool path_reset(int prop, const State& before, const State& after) const;
+  int path_value(int prop, const int* g) const;
+  int path_bound(int prop, const int* lo, const int* hi) const;
   // Symmetry (explorer/symmetry.hpp) over the block "proc": processes are
   // interchangeable when nothing but their names tells them apart (the
   // same parameters and requests, sectors included unless neither the

@@ -1,0 +1,304 @@
+// Path measures (model/path_measure.hpp) searched in two passes instead of
+// over every value of their counters.
+//
+// A maximize property such as max-wait or fair-ratio reads ghost counters
+// that no guard reads; stored with the rest of the state they multiply it
+// (the deadline suite's fair-ratio rows store 12x the states of the same
+// search without them). Here:
+//   1. the search runs with the counters left out of the keys (slicing, as
+//      for a property that does not read them): the control graph;
+//   2. every stored state is expanded again on the model, giving each edge
+//      what it adds to each counter and whether it resets them; on the
+//      graph's strongly connected components (Boost.Graph) two passes give
+//      per state the most each counter can still gain, and a value of the
+//      measure that some path reaches (explorer/path_gains.hpp);
+//   3. the search runs again with the counters, as without this layer, but
+//      leaves out every successor whose counters, grown by all they can
+//      still gain, stay below that value (the model's path_bound).
+// A left-out state cannot reach the maximum, and every state that reaches
+// a state that can is kept: the maximum, its first state breadth-first and
+// the trace to it are those of the search without this layer (with the
+// same properties selected), only fewer states are stored.
+//
+// The layer steps aside (the plain search runs) where it could not answer
+// the same: a depth-first, depth-bounded, distributed or census search, a
+// store that cannot give states back (hash, disk, bitstate), the
+// partial-order reduction, a bounded property (NAME<=K), and a cycle of the
+// control graph that adds to a counter (then the counters have no bound
+// below their cap).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "explorer/checks.hpp"
+#include "explorer/hash.hpp"
+#include "explorer/path_gains.hpp"
+#include "model/path_measure.hpp"
+
+namespace blkmc {
+
+template <class M>
+concept HasPathMeasure = requires(const M& m, const typename M::State& s, int* g, const int* c) {
+  { m.path_measure(0) } -> std::convertible_to<PathMeasure>;
+  m.path_counters(0, s, g);
+  { m.path_reset(0, s, s) } -> std::convertible_to<bool>;
+  { m.path_value(0, c) } -> std::convertible_to<int>;
+  { m.path_bound(0, c, c) } -> std::convertible_to<int>;
+};
+
+namespace path_measure {
+
+struct Lifted {
+  int prop = 0;
+  std::size_t at = 0;  // its place among the selected properties
+  PathMeasure pm;
+  GainAnalysis gains;
+  int target = 0;      // a value of the measure that some path reaches
+  std::size_t edges = 0;
+  std::vector<std::size_t> also;  // the same property selected again (unbounded)
+};
+
+// The control graph of l.prop: each stored key (its counters cleared)
+// expanded on the model itself, so that a successor's counters are what
+// the step adds; the successor's key names the edge's end.
+template <class M>
+GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l) {
+  using State = typename M::State;
+  GainGraph g;
+  g.counters = l.pm.counters;
+  g.cap = l.pm.cap;
+  const VisitedStore& store = search.store();
+  const Reduced<M>& rm = search.reduced();
+  const std::size_t used = padded_bytes(m.state_bytes());
+  const std::size_t n = store.size();
+  g.first.reserve(n + 1);
+  State s{}, k{};
+  int add[kMaxPathCounters] = {};
+  for (std::uint32_t id = 0; id < n; ++id) {
+    store.load(id, s.b.data());
+    m.for_each_successor(s, [&](const Step&, const State& next) {
+      std::memcpy(k.b.data(), next.b.data(), used);
+      rm.key(k);
+      const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
+      if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
+      m.path_counters(l.prop, next, add);
+      g.add_edge(to, add, m.path_reset(l.prop, s, next));
+    });
+    g.end_node();
+  }
+  return g;
+}
+
+// The pruning test of the second search: true where no lifted property can
+// reach its target from this key. Each search thread holds its own copy
+// (the control model's keying uses scratch).
+template <class M>
+class CannotReach {
+ public:
+  using State = typename M::State;
+  CannotReach(const M& m, const Reduced<M>& control, const VisitedStore& store,
+              std::shared_ptr<const std::vector<Lifted>> lifted, std::shared_ptr<std::atomic<std::uint64_t>> unknown)
+      : m_(&m),
+        control_(control),
+        store_(&store),
+        lifted_(std::move(lifted)),
+        unknown_(std::move(unknown)),
+        used_(padded_bytes(m.state_bytes())) {}
+  CannotReach(const CannotReach& o)
+      : m_(o.m_), control_(o.control_), store_(o.store_), lifted_(o.lifted_), unknown_(o.unknown_), used_(o.used_) {}
+
+  bool operator()(const State& key) {
+    std::memcpy(k_.b.data(), key.b.data(), used_);
+    control_.key(k_);
+    const std::uint32_t id = store_->lookup(k_.b.data(), hash_padded(k_.b.data(), m_->state_bytes()));
+    if (id == StateStore::kNone) {  // never: the control graph holds every reachable key
+      unknown_->fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    for (const Lifted& l : *lifted_) {
+      const int k = l.pm.counters;
+      int lo[kMaxPathCounters] = {}, hi[kMaxPathCounters] = {};
+      m_->path_counters(l.prop, key, lo);
+      for (int i = 0; i < k; ++i)
+        hi[i] = std::min(l.pm.cap, lo[i] + int(l.gains.ahead[std::size_t(id) * std::size_t(k) + std::size_t(i)]));
+      if (m_->path_bound(l.prop, lo, hi) >= l.target) return false;
+    }
+    return true;
+  }
+
+ private:
+  const M* m_;
+  Reduced<M> control_;
+  const VisitedStore* store_;
+  std::shared_ptr<const std::vector<Lifted>> lifted_;
+  std::shared_ptr<std::atomic<std::uint64_t>> unknown_;
+  std::size_t used_;
+  State k_{};
+};
+
+inline std::vector<Objective> objectives(int counters) {
+  if (counters == 1) return {{1, 0}};
+  // Each counter alone, and each against the other (a ratio's extremes).
+  return {{1, 0}, {0, 1}, {1, -1}, {-1, 1}};
+}
+
+}  // namespace path_measure
+
+template <Model M>
+std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m, const SearchOptions& opt) {
+  if constexpr (!HasPathMeasure<M>) {
+    return std::nullopt;
+  } else {
+    using State = typename M::State;
+    using path_measure::Lifted;
+    if (!opt.reduce.lift || !opt.reduce.slice || !opt.bfs || opt.cluster || opt.census || opt.limits.max_depth ||
+        (opt.store != StoreKind::Plain && opt.store != StoreKind::Tree))
+      return std::nullopt;
+    const auto began = std::chrono::steady_clock::now();
+    const auto& pinfo = m.info().props;
+    std::vector<int> props = opt.props;
+    if (props.empty())
+      for (std::size_t i = 0; i < pinfo.size(); ++i) props.push_back(int(i));
+    std::vector<Lifted> lifted;
+    for (std::size_t n = 0; n < props.size(); ++n) {
+      const int p = props[n];
+      const bool bounded = n < opt.bounds.size() && opt.bounds[n];
+      if (pinfo.at(std::size_t(p)).kind != PropKind::Maximize || bounded) continue;
+      const PathMeasure pm = m.path_measure(p);
+      if (pm.counters < 1 || pm.counters > kMaxPathCounters) continue;
+      // The same property selected twice: one lifting.
+      const auto same = std::find_if(lifted.begin(), lifted.end(), [&](const Lifted& l) { return l.prop == p; });
+      if (same != lifted.end()) {
+        same->also.push_back(n);
+        continue;
+      }
+      lifted.push_back({p, n, pm, {}, 0, 0, {}});
+    }
+    // A counter another selected property reads (NAME<=K of the same
+    // measure) must stay in the keys: that property is not lifted either.
+    if constexpr (HasInfluence<M>) {
+      const Influence inf = m.influence();
+      const auto shares = [&](int p, int q) {
+        for (int v : inf.prop_reads.at(std::size_t(p)))
+          for (int w : inf.prop_reads.at(std::size_t(q)))
+            if (v == w) return true;
+        return false;
+      };
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t j = 0; j < lifted.size() && !changed; ++j)
+          for (std::size_t n = 0; n < props.size() && !changed; ++n) {
+            const bool is_lifted = std::any_of(lifted.begin(), lifted.end(), [&](const Lifted& l) {
+              return l.at == n || std::find(l.also.begin(), l.also.end(), n) != l.also.end();
+            });
+            if (!is_lifted && shares(lifted[j].prop, props[n])) {
+              lifted.erase(lifted.begin() + std::ptrdiff_t(j));
+              changed = true;
+            }
+          }
+      }
+    } else {
+      lifted.clear();
+    }
+    if (lifted.empty()) return std::nullopt;
+
+    // 1. The control graph.
+    SearchOptions c = opt;
+    for (const Lifted& l : lifted) c.reduce.lifted.push_back(l.prop);
+    PropertyChecks<M> checks(m, c);
+    Search<M> control(m, c);
+    if (control.reduced().por()) return std::nullopt;
+    const StopReason stop = control.run(checks);
+    SearchResult<State> r = checks.result(stop, control);
+    const bool complete = stop == StopReason::Complete;
+
+    // 2. Gains ahead and a value reached, per property.
+    std::size_t edges = 0;
+    for (Lifted& l : lifted) {
+      const GainGraph g = path_measure::gain_graph(m, control, l);
+      int start[kMaxPathCounters] = {};
+      m.path_counters(l.prop, m.initial(), start);
+      const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
+      l.gains = analyze_gains(g, start, obj);
+      if (l.gains.cyclic_gain) return std::nullopt;
+      l.edges = g.edges();
+      edges += l.edges;
+      const std::size_t k = std::size_t(l.pm.counters), nodes = g.nodes();
+      l.target = m.path_value(l.prop, start);
+      for (std::size_t u = 0; u < obj.size() * nodes; ++u) {
+        int at[kMaxPathCounters] = {};
+        for (std::size_t i = 0; i < k; ++i) at[i] = l.gains.reached[u * k + i];
+        l.target = std::max(l.target, m.path_value(l.prop, at));
+      }
+    }
+    const std::string graph_note =
+        fmt::format("path measure ({} without {} counter(s): {} states, {} edges", pinfo[std::size_t(lifted[0].prop)].name,
+                    lifted[0].pm.counters, r.stats.states, edges);
+    if (!complete) {
+      // What the part searched shows: a value some path reaches.
+      for (const Lifted& l : lifted) {
+        PropOutcome<State>& o = r.props[l.at];
+        o.value = l.target;
+        o.value_exact = false;
+        o.trace.reset();
+        for (std::size_t n : l.also) r.props[n] = o;
+      }
+      r.stats.reduction += "; " + graph_note + ", stopped before the product)";
+      return r;
+    }
+
+    // 3. The product, where a lifted measure can still reach its target.
+    SearchOptions q = opt;
+    q.props.clear();
+    for (const Lifted& l : lifted) q.props.push_back(l.prop);
+    q.bounds.clear();
+    q.reduce.lift = false;
+    q.reduce.lifted.clear();
+    q.reduce.por = false;
+    if (q.limits.seconds > 0) q.limits.seconds = std::max(0.001, q.limits.seconds - r.stats.seconds);
+    if (q.limits.max_states) q.limits.max_states = q.limits.max_states > r.stats.states ? q.limits.max_states - r.stats.states : 1;
+    if (q.limits.memory_bytes)
+      q.limits.memory_bytes = q.limits.memory_bytes > r.stats.store_bytes ? q.limits.memory_bytes - r.stats.store_bytes : 1;
+    PropertyChecks<M> qc(m, q);
+    Search<M> product(m, q);
+    auto shared = std::make_shared<const std::vector<Lifted>>(lifted);
+    auto unknown = std::make_shared<std::atomic<std::uint64_t>>(0);
+    product.prune(path_measure::CannotReach<M>(m, control.reduced(), control.store(), shared, unknown));
+    const StopReason qstop = product.run(qc);
+    SearchResult<State> qr = qc.result(qstop, product);
+    for (std::size_t j = 0; j < lifted.size(); ++j) {
+      r.props[lifted[j].at] = std::move(qr.props[j]);
+      for (std::size_t n : lifted[j].also) r.props[n] = r.props[lifted[j].at];
+    }
+    if (qstop != StopReason::Complete) r.stop = qstop;
+
+    Stats& st = r.stats;
+    const Stats& b = qr.stats;
+    std::string targets;
+    for (const Lifted& l : lifted)
+      targets += fmt::format("{}{} {}", targets.empty() ? "" : ", ", pinfo[std::size_t(l.prop)].name, l.target);
+    st.reduction += fmt::format("; {}; then {} states with them, where {} can still be reached{})", graph_note,
+                                b.states, targets,
+                                unknown->load() ? fmt::format(" ({} keys not in the graph)", unknown->load()) : "");
+    st.states += b.states;
+    st.transitions += b.transitions;
+    st.max_depth = std::max(st.max_depth, b.max_depth);
+    st.store_bytes += b.store_bytes;
+    st.disk_bytes += b.disk_bytes;
+    st.peak_rss_bytes = std::max(st.peak_rss_bytes, b.peak_rss_bytes);
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
+    st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
+    return r;
+  }
+}
+
+}  // namespace blkmc
