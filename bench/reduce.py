@@ -9,6 +9,7 @@ For every row it runs `blkmc check ... --json -q` once per reduction mode:
     sym    --no-por --no-slice --no-abstract         symmetry alone
     por    --no-slice --no-symmetry --no-abstract    partial-order reduction alone
     all    (no flag)                                 everything blkmc applies by default
+    nopath --no-path-measure                         everything but path measures (MODES only)
 
 and, where the row has a SPIN twin (bench/tags.pml), SPIN the way a SPIN user
 runs it: `spin -a` with the model's -D parameters only (partial-order
@@ -70,6 +71,7 @@ MODE_FLAGS = {
     "sym": ["--no-por", "--no-slice", "--no-abstract"],
     "por": ["--no-slice", "--no-symmetry", "--no-abstract"],
     "all": [],
+    "nopath": ["--no-path-measure"],
 }
 MODE_TEXT = {
     "none": "blkmc --no-reduce",
@@ -78,6 +80,7 @@ MODE_TEXT = {
     "sym": "blkmc symmetry only",
     "por": "blkmc partial-order only",
     "all": "blkmc (default: all)",
+    "nopath": "blkmc without path measures",
 }
 
 
@@ -451,7 +454,7 @@ def expectation_misses(expects, props):
 
 
 def summarize_reductions(texts):
-    counts = {"abstraction": 0, "slicing": 0, "symmetry": 0, "partial-order": 0}
+    counts = {"abstraction": 0, "slicing": 0, "symmetry": 0, "partial-order": 0, "path measure": 0}
     for t in texts:
         for seg in t.split(";"):
             seg = seg.strip()

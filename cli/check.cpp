@@ -146,7 +146,7 @@ int run_check(CheckArgs& a, Cluster* cluster) {
   // Every reduction that is sound for the selected properties
   // (explorer/reduced_model.hpp), unless switched off.
   opt.reduce = {!a.no_reduce && !a.no_slice, !a.no_reduce && !a.no_symmetry, !a.no_reduce && !a.no_por,
-                !a.no_reduce && !a.no_abstract, !a.no_reduce && !a.no_slice && !a.no_path_measure, {}};
+                !a.no_reduce && !a.no_abstract, !a.no_reduce && !a.no_slice && !a.no_path_measure};
   // Where traces go is checked before the search, not after it.
   for (const auto& [what, out] :
        {std::pair{"--trace-out", a.trace_out}, std::pair{"--dot", a.dot_out}, std::pair{"--report", a.report_out}})

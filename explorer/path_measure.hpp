@@ -64,6 +64,7 @@ struct Lifted {
   int target = 0;      // a value of the measure that some path reaches
   std::size_t edges = 0;
   std::vector<std::size_t> also;  // the same property selected again (unbounded)
+  bool settled = false;           // the start has the maximum: no product to search
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
@@ -180,7 +181,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
         same->also.push_back(n);
         continue;
       }
-      lifted.push_back({p, n, pm, {}, 0, 0, {}});
+      lifted.push_back({p, n, pm, {}, 0, 0, {}, false});
     }
     // A counter another selected property reads (NAME<=K of the same
     // measure) must stay in the keys: that property is not lifted either.
@@ -238,6 +239,11 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
         for (std::size_t i = 0; i < k; ++i) at[i] = l.gains.reached[u * k + i];
         l.target = std::max(l.target, m.path_value(l.prop, at));
       }
+      // Nothing can rise above where the start already is (a measure that
+      // stays 0): the start is the first state with the maximum.
+      int top[kMaxPathCounters] = {};
+      for (std::size_t i = 0; i < k; ++i) top[i] = std::min(l.pm.cap, start[i] + int(l.gains.ahead[i]));
+      l.settled = m.path_bound(l.prop, start, top) <= m.path_value(l.prop, start);
     }
     const std::string graph_note =
         fmt::format("path measure ({} without {} counter(s): {} states, {} edges", pinfo[std::size_t(lifted[0].prop)].name,
@@ -252,6 +258,21 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
         for (std::size_t n : l.also) r.props[n] = o;
       }
       r.stats.reduction += "; " + graph_note + ", stopped before the product)";
+      return r;
+    }
+
+    for (const Lifted& l : lifted) {
+      if (!l.settled) continue;
+      PropOutcome<State>& o = r.props[l.at];
+      o.value = l.target;
+      o.value_exact = true;
+      o.trace = control.path_to(0);
+      for (std::size_t n : l.also) r.props[n] = o;
+    }
+    std::erase_if(lifted, [](const Lifted& l) { return l.settled; });
+    if (lifted.empty()) {
+      r.stats.reduction += "; " + graph_note + "; the start has the maximum)";
+      r.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       return r;
     }
 

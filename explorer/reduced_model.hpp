@@ -53,8 +53,8 @@ struct ReduceOptions {
   // explores, the properties whose counters slicing leaves out although
   // they read them.
   bool lift = false;
-  std::vector<int> lifted;
-  static ReduceOptions all() { return {true, true, true, true, true, {}}; }
+  std::vector<int> lifted{};
+  static ReduceOptions all() { return {true, true, true, true, true}; }
   static ReduceOptions none() { return {}; }
   bool any() const { return slice || symmetry || por || abstract; }
 };

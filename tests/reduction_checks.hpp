@@ -278,7 +278,7 @@ void check_reduced_verdicts(const M& m, const std::vector<int>& props, std::uint
   opt.bfs = *rc::gen::arbitrary<bool>();
   const auto full = explore(m, opt);
   if (full.stop != StopReason::Complete && full.stop != StopReason::AllViolated) RC_DISCARD("too large");
-  for (const ReduceOptions r : {ReduceOptions{true, false, false}, ReduceOptions{false, true, false},
+  for (const ReduceOptions& r : {ReduceOptions{true, false, false}, ReduceOptions{false, true, false},
                                 ReduceOptions{false, false, true}, ReduceOptions{false, false, false, true},
                                 ReduceOptions::all()}) {
     opt.reduce = r;
