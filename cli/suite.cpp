@@ -491,7 +491,10 @@ int run_parsed(const Suite& s, const std::string& name, double seconds_per_run, 
         SearchOptions ranks = opt;
         ranks.cluster = how.cluster;
         o = mh.check(g.variant, g.params, props, ranks);
-        ranks_differ = search_difference(mh.check(g.variant, g.params, props, opt), o);
+        // The same search in one process (path measures run in one process only).
+        SearchOptions one = opt;
+        one.reduce.lift = false;
+        ranks_differ = search_difference(mh.check(g.variant, g.params, props, one), o);
         ++spread_runs;
       } else {
         o = mh.check(g.variant, g.params, props, opt);

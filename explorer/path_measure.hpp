@@ -276,11 +276,11 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       return r;
     }
 
-    // 3. The product, where a lifted measure can still reach its target.
+    // 3. The product, where a lifted measure can still reach its target:
+    // the search without this layer, with the same selection (so the same
+    // keys), leaving out successors; only the lifted results are taken.
     SearchOptions q = opt;
-    q.props.clear();
-    for (const Lifted& l : lifted) q.props.push_back(l.prop);
-    q.bounds.clear();
+    q.props = props;
     q.reduce.lift = false;
     q.reduce.lifted.clear();
     q.reduce.por = false;
@@ -295,9 +295,9 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     product.prune(path_measure::CannotReach<M>(m, control.reduced(), control.store(), shared, unknown));
     const StopReason qstop = product.run(qc);
     SearchResult<State> qr = qc.result(qstop, product);
-    for (std::size_t j = 0; j < lifted.size(); ++j) {
-      r.props[lifted[j].at] = std::move(qr.props[j]);
-      for (std::size_t n : lifted[j].also) r.props[n] = r.props[lifted[j].at];
+    for (const Lifted& l : lifted) {
+      r.props[l.at] = std::move(qr.props[l.at]);
+      for (std::size_t n : l.also) r.props[n] = r.props[l.at];
     }
     if (qstop != StopReason::Complete) r.stop = qstop;
 

@@ -177,6 +177,7 @@ TEST_CASE("disk and bitstate stores: every model gives the plain store's results
     SearchOptions opt = random_limits();
     opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
     opt.reduce.por = false;
+    opt.reduce.lift = false;  // not on disk (tests/path_measure_test.cpp)
     CheckOutcome plain;
     try {
       plain = mh.check(variant, p, props, opt);

@@ -83,6 +83,9 @@ inline std::optional<GraphCase> random_graph_case(const ModelHandle& mh, bool po
   c.opt = random_limits();
   c.opt.reduce = *rc::gen::arbitrary<bool>() ? ReduceOptions::all() : ReduceOptions::none();
   c.opt.reduce.por = c.opt.reduce.por && por;
+  // path measures (explorer/path_measure.hpp) run only on stores that give
+  // states back, in one process: tests/path_measure_test.cpp holds them to this.
+  c.opt.reduce.lift = false;
   try {
     c.plain = mh.check(c.variant, c.params, c.props, c.opt);
   } catch (const UsageError&) {

@@ -178,13 +178,6 @@ TEST_CASE("path measure: gains ahead and reached, on graphs known by hand") {
   }
 }
 
-// The control graph's states, from the reduction line ("...: N states,
-// M edges"); 0 where the layer stepped aside.
-std::uint64_t control_states(const std::string& reduction) {
-  const auto at = reduction.find("counter(s): ");
-  return at == std::string::npos ? 0 : std::stoull(reduction.substr(at + 12));
-}
-
 // The search with path measures against the search without them, one
 // maximize property selected: the same maximum and exactness, the same
 // trace byte for byte breadth-first; the product never stores more than
