@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -58,42 +59,60 @@ namespace path_measure {
 
 struct Lifted {
   int prop = 0;
-  std::size_t at = 0;  // its place among the selected properties
+  std::vector<std::size_t> at;  // its places among the selected properties
   PathMeasure pm;
+  // The least bound K of its NAME<=K slots, plus one: the product must keep
+  // every state that can rise above K (INT_MAX: no bound).
+  int above = INT_MAX;
   GainAnalysis gains;
-  int target = 0;      // a value of the measure that some path reaches
+  int reached = 0;  // a value of the measure that some path reaches
+  int target = 0;   // kept: every state that can reach this value
   std::size_t edges = 0;
-  std::vector<std::size_t> also;  // the same property selected again (unbounded)
-  bool settled = false;           // the start has the maximum: no product to search
+  bool settled = false;  // the start has the maximum: no product to search
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
 // expanded on the model itself, so that a successor's counters are what
-// the step adds; the successor's key names the edge's end.
+// the step adds; the successor's key names the edge's end. In chunks of
+// ids on every worker, joined in id order.
 template <class M>
-GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l) {
+GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsigned threads) {
   using State = typename M::State;
+  const VisitedStore& store = search.store();
+  const std::size_t used = padded_bytes(m.state_bytes());
+  const std::size_t n = store.size();
+  constexpr std::size_t kChunk = std::size_t(1) << 14;
+  std::vector<GainGraph> parts((n + kChunk - 1) / kChunk);
+  WorkerPool pool(threads);
+  std::vector<Reduced<M>> rms(pool.size(), search.reduced());  // keying uses scratch
+  pool.run(parts.size(), [&](std::size_t t, unsigned w) {
+    GainGraph& g = parts[t];
+    g.counters = l.pm.counters;
+    State s{}, k{};
+    int add[kMaxPathCounters] = {};
+    for (std::size_t id = t * kChunk; id < std::min(n, (t + 1) * kChunk); ++id) {
+      store.load(std::uint32_t(id), s.b.data());
+      m.for_each_successor(s, [&](const Step&, const State& next) {
+        std::memcpy(k.b.data(), next.b.data(), used);
+        rms[w].key(k);
+        const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
+        if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
+        m.path_counters(l.prop, next, add);
+        g.add_edge(to, add, m.path_reset(l.prop, s, next));
+      });
+      g.end_node();
+    }
+  });
   GainGraph g;
   g.counters = l.pm.counters;
   g.cap = l.pm.cap;
-  const VisitedStore& store = search.store();
-  const Reduced<M>& rm = search.reduced();
-  const std::size_t used = padded_bytes(m.state_bytes());
-  const std::size_t n = store.size();
   g.first.reserve(n + 1);
-  State s{}, k{};
-  int add[kMaxPathCounters] = {};
-  for (std::uint32_t id = 0; id < n; ++id) {
-    store.load(id, s.b.data());
-    m.for_each_successor(s, [&](const Step&, const State& next) {
-      std::memcpy(k.b.data(), next.b.data(), used);
-      rm.key(k);
-      const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
-      if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
-      m.path_counters(l.prop, next, add);
-      g.add_edge(to, add, m.path_reset(l.prop, s, next));
-    });
-    g.end_node();
+  for (const GainGraph& p : parts) {
+    const std::uint64_t base = g.to.size();
+    for (std::size_t i = 1; i < p.first.size(); ++i) g.first.push_back(base + p.first[i]);
+    g.to.insert(g.to.end(), p.to.begin(), p.to.end());
+    g.gain.insert(g.gain.end(), p.gain.begin(), p.gain.end());
+    g.reset.insert(g.reset.end(), p.reset.begin(), p.reset.end());
   }
   return g;
 }
@@ -171,20 +190,22 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     std::vector<Lifted> lifted;
     for (std::size_t n = 0; n < props.size(); ++n) {
       const int p = props[n];
-      const bool bounded = n < opt.bounds.size() && opt.bounds[n];
-      if (pinfo.at(std::size_t(p)).kind != PropKind::Maximize || bounded) continue;
+      if (pinfo.at(std::size_t(p)).kind != PropKind::Maximize) continue;
       const PathMeasure pm = m.path_measure(p);
       if (pm.counters < 1 || pm.counters > kMaxPathCounters) continue;
-      // The same property selected twice: one lifting.
-      const auto same = std::find_if(lifted.begin(), lifted.end(), [&](const Lifted& l) { return l.prop == p; });
-      if (same != lifted.end()) {
-        same->also.push_back(n);
-        continue;
+      // The same property selected twice (with bounds or without): one lifting.
+      auto same = std::find_if(lifted.begin(), lifted.end(), [&](const Lifted& l) { return l.prop == p; });
+      if (same == lifted.end()) {
+        Lifted l;
+        l.prop = p;
+        l.pm = pm;
+        same = lifted.insert(lifted.end(), std::move(l));
       }
-      lifted.push_back({p, n, pm, {}, 0, 0, {}, false});
+      same->at.push_back(n);
+      if (n < opt.bounds.size() && opt.bounds[n]) same->above = std::min(same->above, *opt.bounds[n] + 1);
     }
-    // A counter another selected property reads (NAME<=K of the same
-    // measure) must stay in the keys: that property is not lifted either.
+    // A counter another selected property reads must stay in the keys:
+    // that property is not lifted either.
     if constexpr (HasInfluence<M>) {
       const Influence inf = m.influence();
       const auto shares = [&](int p, int q) {
@@ -198,7 +219,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
         for (std::size_t j = 0; j < lifted.size() && !changed; ++j)
           for (std::size_t n = 0; n < props.size() && !changed; ++n) {
             const bool is_lifted = std::any_of(lifted.begin(), lifted.end(), [&](const Lifted& l) {
-              return l.at == n || std::find(l.also.begin(), l.also.end(), n) != l.also.end();
+              return std::find(l.at.begin(), l.at.end(), n) != l.at.end();
             });
             if (!is_lifted && shares(lifted[j].prop, props[n])) {
               lifted.erase(lifted.begin() + std::ptrdiff_t(j));
@@ -224,7 +245,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     // 2. Gains ahead and a value reached, per property.
     std::size_t edges = 0;
     for (Lifted& l : lifted) {
-      const GainGraph g = path_measure::gain_graph(m, control, l);
+      const GainGraph g = path_measure::gain_graph(m, control, l, opt.threads);
       int start[kMaxPathCounters] = {};
       m.path_counters(l.prop, m.initial(), start);
       const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
@@ -243,31 +264,35 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       // stays 0): the start is the first state with the maximum.
       int top[kMaxPathCounters] = {};
       for (std::size_t i = 0; i < k; ++i) top[i] = std::min(l.pm.cap, start[i] + int(l.gains.ahead[i]));
-      l.settled = m.path_bound(l.prop, start, top) <= m.path_value(l.prop, start);
+      l.settled = l.above == INT_MAX && m.path_bound(l.prop, start, top) <= m.path_value(l.prop, start);
+      // A bound K: the product must also keep whatever can rise above K.
+      l.reached = l.target;
+      l.target = std::min(l.target, l.above);
     }
     const std::string graph_note =
         fmt::format("path measure ({} without {} counter(s): {} states, {} edges", pinfo[std::size_t(lifted[0].prop)].name,
                     lifted[0].pm.counters, r.stats.states, edges);
     if (!complete) {
       // What the part searched shows: a value some path reaches.
-      for (const Lifted& l : lifted) {
-        PropOutcome<State>& o = r.props[l.at];
-        o.value = l.target;
-        o.value_exact = false;
-        o.trace.reset();
-        for (std::size_t n : l.also) r.props[n] = o;
-      }
+      for (const Lifted& l : lifted)
+        for (std::size_t n : l.at) {
+          PropOutcome<State>& o = r.props[n];
+          o.value = l.reached;
+          o.value_exact = false;
+          o.trace.reset();
+        }
       r.stats.reduction += "; " + graph_note + ", stopped before the product)";
       return r;
     }
 
     for (const Lifted& l : lifted) {
       if (!l.settled) continue;
-      PropOutcome<State>& o = r.props[l.at];
-      o.value = l.target;
-      o.value_exact = true;
-      o.trace = control.path_to(0);
-      for (std::size_t n : l.also) r.props[n] = o;
+      for (std::size_t n : l.at) {
+        PropOutcome<State>& o = r.props[n];
+        o.value = l.reached;
+        o.value_exact = true;
+        o.trace = control.path_to(0);
+      }
     }
     std::erase_if(lifted, [](const Lifted& l) { return l.settled; });
     if (lifted.empty()) {
@@ -295,10 +320,8 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     product.prune(path_measure::CannotReach<M>(m, control.reduced(), control.store(), shared, unknown));
     const StopReason qstop = product.run(qc);
     SearchResult<State> qr = qc.result(qstop, product);
-    for (const Lifted& l : lifted) {
-      r.props[l.at] = std::move(qr.props[l.at]);
-      for (std::size_t n : l.also) r.props[n] = r.props[l.at];
-    }
+    for (const Lifted& l : lifted)
+      for (std::size_t n : l.at) r.props[n] = std::move(qr.props[n]);
     if (qstop != StopReason::Complete) r.stop = qstop;
 
     Stats& st = r.stats;

@@ -179,7 +179,7 @@ TEST_CASE("path measure: gains ahead and reached, on graphs known by hand") {
 }
 
 // The search with path measures against the search without them, one
-// maximize property selected: the same maximum and exactness, the same
+// maximize property selected, bounded or not: the same verdict, maximum and exactness, the same
 // trace byte for byte breadth-first; the product never stores more than
 // the search without the layer; and the same on one thread and two.
 template <class M>
@@ -194,6 +194,8 @@ void same_as_without() {
     SearchOptions opt;
     opt.progress = false;
     opt.props = {*rc::gen::elementOf(props)};
+    // NAME<=K too: the product keeps whatever can rise above K.
+    if (*rc::gen::arbitrary<bool>()) opt.bounds = {*rc::gen::inRange(0, 12)};
     opt.limits.max_states = 100'000;
     opt.reduce = ReduceOptions::all();
     opt.reduce.lift = false;
@@ -204,6 +206,7 @@ void same_as_without() {
     const auto with = explore(*m, opt);
     RC_ASSERT(with.stats.states <= without.stats.states + control_states(with.stats.reduction));
     const auto &a = without.props[0], &b = with.props[0];
+    RC_ASSERT(a.verdict == b.verdict);
     RC_ASSERT(a.value == b.value);
     RC_ASSERT(a.value_exact == b.value_exact);
     RC_ASSERT(bool(a.trace) == bool(b.trace));
