@@ -32,6 +32,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -240,9 +241,12 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     if (control.reduced().por()) return std::nullopt;
     const StopReason stop = control.run(checks);
     SearchResult<State> r = checks.result(stop, control);
-    const bool complete = stop == StopReason::Complete;
+    bool complete = stop == StopReason::Complete;
 
     // 2. Gains ahead and a value reached, per property.
+    if (opt.progress)
+      std::fprintf(stderr, "[blkmc] path measure: the gains on the control graph (%s states)\n",
+                   human_count(double(r.stats.states)).c_str());
     std::size_t edges = 0;
     for (Lifted& l : lifted) {
       const GainGraph g = path_measure::gain_graph(m, control, l, opt.threads);
@@ -268,6 +272,10 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       // A bound K: the product must also keep whatever can rise above K.
       l.reached = l.target;
       l.target = std::min(l.target, l.above);
+    }
+    if (g_interrupted && complete) {  // Ctrl-C during the gain pass: what it has so far
+      complete = false;
+      r.stop = StopReason::Interrupted;
     }
     const std::string graph_note =
         fmt::format("path measure ({} without {} counter(s): {} states, {} edges", pinfo[std::size_t(lifted[0].prop)].name,
