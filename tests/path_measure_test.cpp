@@ -58,6 +58,15 @@ void random_model(std::optional<M>& m) {
   }
 }
 
+// The properties the model declares as path measures.
+template <class M>
+std::vector<int> path_props(const M& m) {
+  std::vector<int> out;
+  for (int p = 0; p < int(M::static_info().props.size()); ++p)
+    if (m.path_measure(p).counters > 0) out.push_back(p);
+  return out;
+}
+
 // Every step: counters(s') = min(cap, (reset ? 0 : counters(s)) + gain),
 // gain and reset read from the same step with the counters cleared, and
 // the measure is path_value of the counters and within path_bound.
@@ -67,9 +76,7 @@ void counters_move_as_declared() {
     std::optional<M> m;
     random_model(m);
     if (!m) RC_DISCARD("variant refuses the parameters");
-    std::vector<int> props;
-    for (int p = 0; p < int(M::static_info().props.size()); ++p)
-      if (m->path_measure(p).counters > 0) props.push_back(p);
+    const std::vector<int> props = path_props(*m);
     RC_ASSERT(!props.empty());
     typename M::State s = m->initial();
     for (int i = 0; i < 60; ++i) {
@@ -188,9 +195,7 @@ void same_as_without() {
     std::optional<M> m;
     random_model(m);
     if (!m) RC_DISCARD("variant refuses the parameters");
-    std::vector<int> props;
-    for (int p = 0; p < int(M::static_info().props.size()); ++p)
-      if (m->path_measure(p).counters > 0) props.push_back(p);
+    const std::vector<int> props = path_props(*m);
     SearchOptions opt;
     opt.progress = false;
     opt.props = {*rc::gen::elementOf(props)};
