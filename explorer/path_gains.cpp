@@ -12,22 +12,42 @@ namespace blkmc {
 
 namespace {
 
-// The strongly connected components, numbered so that every edge leads to
-// a component numbered no higher (Tarjan's order: a component is closed
-// after every component it reaches).
-std::vector<std::uint32_t> components(const GainGraph& g, std::uint32_t& ncomp) {
+// The strongly connected components of g (without its reset edges where
+// asked), numbered so that every edge leads to a component numbered no
+// higher (Tarjan's order: a component is closed after every component it
+// reaches), and the nodes listed by component, lowest (the sinks) first.
+struct Components {
+  std::uint32_t count = 0;
+  std::vector<std::uint32_t> of;    // node -> component
+  std::vector<std::uint64_t> at;    // component c's nodes: order[at[c], at[c + 1])
+  std::vector<std::uint32_t> order;
+};
+
+Components components(const GainGraph& g, bool without_resets) {
   using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
                                                    boost::no_property, std::uint32_t, std::uint32_t>;
   const std::size_t n = g.nodes();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   edges.reserve(g.edges());
   for (std::uint32_t u = 0; u < n; ++u)
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) edges.emplace_back(u, g.to[e]);
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+      if (!(without_resets && g.reset[e])) edges.emplace_back(u, g.to[e]);
   const Graph csr(boost::edges_are_sorted, edges.begin(), edges.end(), std::uint32_t(n));
-  std::vector<std::uint32_t> comp(n);
-  ncomp = std::uint32_t(
-      boost::strong_components(csr, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, csr))));
-  return comp;
+  Components c;
+  c.of.resize(n);
+  c.count = std::uint32_t(
+      boost::strong_components(csr, boost::make_iterator_property_map(c.of.begin(), boost::get(boost::vertex_index, csr))));
+  c.at.assign(std::size_t(c.count) + 1, 0);
+  for (std::uint32_t u = 0; u < n; ++u) ++c.at[c.of[u] + 1];
+  for (std::size_t i = 0; i < c.count; ++i) c.at[i + 1] += c.at[i];
+  c.order.resize(n);
+  std::vector<std::uint64_t> fill(c.at.begin(), c.at.end() - 1);
+  for (std::uint32_t u = 0; u < n; ++u) c.order[fill[c.of[u]]++] = u;
+  for (std::uint32_t u = 0; u < n; ++u)
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+      if (!(without_resets && g.reset[e]) && c.of[g.to[e]] > c.of[u])
+        throw std::logic_error("analyze_gains: components out of order");
+  return c;
 }
 
 }  // namespace
@@ -35,94 +55,130 @@ std::vector<std::uint32_t> components(const GainGraph& g, std::uint32_t& ncomp) 
 GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives) {
   GainAnalysis a;
   const std::size_t n = g.nodes();
-  const int k = g.counters;
-  if (k < 1 || k > kMaxPathCounters) throw std::logic_error("analyze_gains: 1 or 2 counters");
+  const std::size_t k = std::size_t(g.counters);
+  if (k < 1 || k > std::size_t(kMaxPathCounters)) throw std::logic_error("analyze_gains: 1 or 2 counters");
   if (n == 0) return a;
-  std::uint32_t ncomp = 0;
-  const std::vector<std::uint32_t> comp = components(g, ncomp);
-  a.components = ncomp;
-  // Inside a component every edge lies on a cycle: one that adds leaves the
-  // sums unbounded (up to the cap), and the bounds below would not hold.
-  for (std::uint32_t u = 0; u < n; ++u)
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
-      const std::uint32_t v = g.to[e];
-      if (comp[v] > comp[u]) throw std::logic_error("analyze_gains: components out of order");
-      if (comp[v] == comp[u])
-        for (int i = 0; i < k; ++i)
-          if (g.gain[e * std::size_t(k) + std::size_t(i)]) {
-            a.cyclic_gain = true;
-            return a;
-          }
-    }
-  // The nodes by component, lowest (the sinks) first.
-  std::vector<std::uint64_t> at(std::size_t(ncomp) + 1, 0);
-  for (std::uint32_t u = 0; u < n; ++u) ++at[comp[u] + 1];
-  for (std::size_t c = 0; c < ncomp; ++c) at[c + 1] += at[c];
-  std::vector<std::uint32_t> order(n);
-  {
-    std::vector<std::uint64_t> fill(at.begin(), at.end() - 1);
-    for (std::uint32_t u = 0; u < n; ++u) order[fill[comp[u]]++] = u;
-  }
-  const auto gain = [&](std::uint64_t e, int i) { return int(g.gain[e * std::size_t(k) + std::size_t(i)]); };
+  const auto gain = [&](std::uint64_t e, std::size_t i) { return int(g.gain[e * k + i]); };
+  const auto capped = [&](int v) { return std::uint8_t(std::min(g.cap, v)); };
 
-  // Backward: a component's gain ahead is the best over its edges out
-  // (inside it every edge adds nothing), components closed sinks first.
-  std::vector<std::uint8_t> comp_ahead(std::size_t(ncomp) * std::size_t(k), 0);
-  for (std::uint32_t c = 0; c < ncomp; ++c)
-    for (std::uint64_t j = at[c]; j < at[c + 1]; ++j) {
-      const std::uint32_t u = order[j];
-      for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
-        const std::uint32_t d = comp[g.to[e]];
-        if (d == c) continue;
-        for (int i = 0; i < k; ++i) {
-          std::uint8_t& h = comp_ahead[std::size_t(c) * std::size_t(k) + std::size_t(i)];
-          h = std::uint8_t(std::max<int>(h, std::min(g.cap, gain(e, i) + comp_ahead[std::size_t(d) * std::size_t(k) + std::size_t(i)])));
+  // Ahead, without a reset: on the graph without its reset edges, the best
+  // over a component's edges out, components closed sinks first. Inside a
+  // component every edge lies on a cycle: one that adds to a counter can be
+  // taken again and again, so from anywhere in it that counter can climb to
+  // the cap.
+  {
+    const Components fc = components(g, true);
+    std::vector<std::uint8_t> h(std::size_t(fc.count) * k, 0);
+    for (std::uint32_t c = 0; c < fc.count; ++c)
+      for (std::uint64_t j = fc.at[c]; j < fc.at[c + 1]; ++j) {
+        const std::uint32_t u = fc.order[j];
+        for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+          if (g.reset[e]) continue;
+          const std::uint32_t d = fc.of[g.to[e]];
+          for (std::size_t i = 0; i < k; ++i) {
+            std::uint8_t& x = h[c * k + i];
+            if (d == c) {
+              if (gain(e, i)) {
+                a.cyclic_gain = true;
+                x = capped(g.cap);
+              }
+            } else {
+              x = std::max(x, capped(gain(e, i) + h[d * k + i]));
+            }
+          }
         }
       }
+    a.ahead.resize(n * k);
+    for (std::uint32_t u = 0; u < n; ++u)
+      for (std::size_t i = 0; i < k; ++i) a.ahead[u * k + i] = h[fc.of[u] * k + i];
+  }
+
+  // After a reset: on the whole graph, the best a reset edge reachable from
+  // a component leaves (its gain, then all its end can gain without one).
+  const Components cc = components(g, false);
+  a.components = cc.count;
+  {
+    std::vector<std::uint8_t> r(std::size_t(cc.count) * k, 0), has(cc.count, 0);
+    for (std::uint32_t c = 0; c < cc.count; ++c)
+      for (std::uint64_t j = cc.at[c]; j < cc.at[c + 1]; ++j) {
+        const std::uint32_t u = cc.order[j];
+        for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+          const std::uint32_t v = g.to[e], d = cc.of[v];
+          if (g.reset[e]) {
+            has[c] = 1;
+            for (std::size_t i = 0; i < k; ++i) r[c * k + i] = std::max(r[c * k + i], capped(gain(e, i) + a.ahead[v * k + i]));
+          }
+          if (d != c && has[d]) {
+            has[c] = 1;
+            for (std::size_t i = 0; i < k; ++i) r[c * k + i] = std::max(r[c * k + i], r[d * k + i]);
+          }
+        }
+      }
+    a.resets_ahead.resize(n);
+    a.after_reset.resize(n * k);
+    for (std::uint32_t u = 0; u < n; ++u) {
+      a.resets_ahead[u] = has[cc.of[u]];
+      for (std::size_t i = 0; i < k; ++i) a.after_reset[u * k + i] = r[cc.of[u] * k + i];
     }
-  a.ahead.resize(n * std::size_t(k));
+  }
+  // Components with an edge inside that adds (through resets or not): the
+  // pass below may go round them many times.
+  std::vector<bool> adds(cc.count, false);
   for (std::uint32_t u = 0; u < n; ++u)
-    for (int i = 0; i < k; ++i)
-      a.ahead[u * std::size_t(k) + std::size_t(i)] = comp_ahead[std::size_t(comp[u]) * std::size_t(k) + std::size_t(i)];
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+      if (cc.of[g.to[e]] == cc.of[u])
+        for (std::size_t i = 0; i < k; ++i)
+          if (gain(e, i)) adds[cc.of[u]] = true;
+  const std::uint32_t ncomp = cc.count;
+  const std::vector<std::uint32_t>& comp = cc.of;
+  const std::vector<std::uint64_t>& at = cc.at;
+  const std::vector<std::uint32_t>& order = cc.order;
 
   // Forward, per objective: the best-scoring counters found at each node,
   // components from the start's (the highest) down; inside a component the
-  // counters move along its edges (which add nothing, and may reset) until
-  // nothing improves.
-  a.reached.assign(objectives.size() * n * std::size_t(k), 0);
+  // counters move along its edges until nothing improves. Where a cycle
+  // adds, that can take up to cap rounds a node, so a budget ends it early:
+  // every label is still the counters of a path that exists.
+  a.reached.assign(objectives.size() * n * k, 0);
   std::vector<long> score(n);
   std::vector<std::uint32_t> work;
   for (std::size_t o = 0; o < objectives.size(); ++o) {
     const Objective& w = objectives[o];
-    std::uint8_t* reached = a.reached.data() + o * n * std::size_t(k);
+    std::uint8_t* reached = a.reached.data() + o * n * k;
     const auto dot = [&](const int* c) {
       long s = 0;
-      for (int i = 0; i < k; ++i) s += long(w[std::size_t(i)]) * c[i];
+      for (std::size_t i = 0; i < k; ++i) s += long(w[i]) * c[i];
       return s;
     };
     const auto offer = [&](std::uint32_t v, const int* c) {
       const long s = dot(c);
       if (s <= score[v]) return false;
       score[v] = s;
-      for (int i = 0; i < k; ++i) reached[v * std::size_t(k) + std::size_t(i)] = std::uint8_t(c[i]);
+      for (std::size_t i = 0; i < k; ++i) reached[v * k + i] = std::uint8_t(c[i]);
       return true;
     };
     std::fill(score.begin(), score.end(), LONG_MIN);
     offer(0, start);
+    const auto step = [&](std::uint32_t u, std::uint64_t e, int* next) {
+      for (std::size_t i = 0; i < k; ++i) next[i] = capped((g.reset[e] ? 0 : int(reached[u * k + i])) + gain(e, i));
+    };
+    std::uint64_t budget = 64 * std::uint64_t(g.edges()) + 1024;
     for (std::uint32_t c = ncomp; c-- > 0;) {
       work.clear();
       for (std::uint64_t j = at[c]; j < at[c + 1]; ++j)
         if (score[order[j]] != LONG_MIN) work.push_back(order[j]);
-      while (!work.empty()) {
+      while (!work.empty() && (budget > 0 || !adds[c])) {
         const std::uint32_t u = work.back();
         work.pop_back();
         for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
           const std::uint32_t v = g.to[e];
           if (comp[v] != c) continue;
           int next[kMaxPathCounters] = {};
-          if (!g.reset[e])
-            for (int i = 0; i < k; ++i) next[i] = reached[u * std::size_t(k) + std::size_t(i)];
-          if (offer(v, next)) work.push_back(v);
+          step(u, e, next);
+          if (offer(v, next)) {
+            work.push_back(v);
+            if (adds[c] && budget) --budget;
+          }
         }
       }
       for (std::uint64_t j = at[c]; j < at[c + 1]; ++j) {
@@ -132,8 +188,7 @@ GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vect
           const std::uint32_t v = g.to[e];
           if (comp[v] == c) continue;
           int next[kMaxPathCounters] = {};
-          for (int i = 0; i < k; ++i)
-            next[i] = std::min(g.cap, (g.reset[e] ? 0 : int(reached[u * std::size_t(k) + std::size_t(i)])) + gain(e, i));
+          step(u, e, next);
           offer(v, next);
         }
       }

@@ -2,8 +2,9 @@
 // states a search stored with the measure's ghost counters cleared, and on
 // each edge what the step adds to each counter and whether it resets them.
 // analyze_gains() answers, per state, how much each counter can still gain
-// (an upper bound for pruning) and which counters the best paths reach (a
-// lower bound of the maximum), both exact where no cycle adds to a counter.
+// (an upper bound for pruning: before the next reset, and after one) and
+// which counters the best paths reach (a lower bound of the maximum), both
+// exact where no cycle without a reset adds to a counter.
 #pragma once
 
 #include <array>
@@ -37,12 +38,16 @@ struct GainGraph {
 using Objective = std::array<int, kMaxPathCounters>;
 
 struct GainAnalysis {
-  // A cycle adds to a counter: its sum has no bound below the cap, and the
-  // fields below are left empty.
+  // A cycle with no reset on it adds to a counter: that counter climbs to
+  // the cap there, and the forward pass below is a search, not exact.
   bool cyclic_gain = false;
-  // ahead[u * counters + i]: the most counter i gains on any path from u
-  // (resets ignored; at most the cap).
+  // ahead[u * counters + i]: the most counter i gains on a path from u
+  // before its first reset (at most the cap).
   std::vector<std::uint8_t> ahead;
+  // resets_ahead[u]: a path from u resets the counters; after_reset[u *
+  // counters + i]: the most counter i can hold after such a reset.
+  std::vector<std::uint8_t> resets_ahead;
+  std::vector<std::uint8_t> after_reset;
   // reached[(o * nodes + u) * counters + i]: counter i at u at the end of a
   // path from the start that scores highest on objective o (its dot product
   // with the counters) among the paths the analysis follows; the values of
@@ -50,6 +55,25 @@ struct GainAnalysis {
   std::vector<std::uint8_t> reached;
   std::size_t components = 0;  // strongly connected components of the graph
 };
+
+// Every value the measure can take on a path from u whose counters are c
+// at u: path_bound over c grown by ahead, or over 0 .. after_reset once a
+// reset is ahead. Bound(lo, hi) is the model's path_bound.
+template <class Bound>
+int bound_ahead(const GainAnalysis& a, std::size_t u, int counters, int cap, const int* c, Bound&& bound) {
+  int hi[kMaxPathCounters] = {}, zero[kMaxPathCounters] = {}, after[kMaxPathCounters] = {};
+  for (int i = 0; i < counters; ++i) {
+    const std::size_t x = u * std::size_t(counters) + std::size_t(i);
+    hi[i] = c[i] + int(a.ahead[x]) < cap ? c[i] + int(a.ahead[x]) : cap;
+    after[i] = a.after_reset[x];
+  }
+  int b = bound(c, hi);
+  if (a.resets_ahead[u]) {
+    const int r = bound(zero, after);
+    if (r > b) b = r;
+  }
+  return b;
+}
 
 // start: the counters at node 0.
 GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives);

@@ -20,12 +20,15 @@
 // the trace to it are those of the search without this layer (with the
 // same properties selected), only fewer states are stored.
 //
+// Where a cycle of the control graph adds to a counter, that counter can
+// climb to its cap from anywhere on the cycle's component: the bound takes
+// the cap there, and the target is the best the pass from the start found.
+//
 // The layer steps aside (the plain search runs) where it could not answer
 // the same: a depth-first, depth-bounded, distributed or census search, a
-// store that cannot give states back (hash, disk, bitstate), the
-// partial-order reduction, a bounded property (NAME<=K), and a cycle of the
-// control graph that adds to a counter (then the counters have no bound
-// below their cap).
+// store that cannot give states back (hash, disk, bitstate), and the
+// partial-order reduction. A bounded property (NAME<=K) is lifted too: the
+// product keeps whatever can rise above K.
 #pragma once
 
 #include <algorithm>
@@ -68,7 +71,6 @@ struct Lifted {
   GainAnalysis gains;
   int reached = 0;  // a value of the measure that some path reaches
   int target = 0;   // kept: every state that can reach this value
-  std::size_t edges = 0;
   bool settled = false;  // the start has the maximum: no product to search
 };
 
@@ -145,12 +147,11 @@ class CannotReach {
       return false;
     }
     for (const Lifted& l : *lifted_) {
-      const int k = l.pm.counters;
-      int lo[kMaxPathCounters] = {}, hi[kMaxPathCounters] = {};
-      m_->path_counters(l.prop, key, lo);
-      for (int i = 0; i < k; ++i)
-        hi[i] = std::min(l.pm.cap, lo[i] + int(l.gains.ahead[std::size_t(id) * std::size_t(k) + std::size_t(i)]));
-      if (m_->path_bound(l.prop, lo, hi) >= l.target) return false;
+      int c[kMaxPathCounters] = {};
+      m_->path_counters(l.prop, key, c);
+      if (bound_ahead(l.gains, id, l.pm.counters, l.pm.cap, c,
+                      [&](const int* lo, const int* hi) { return m_->path_bound(l.prop, lo, hi); }) >= l.target)
+        return false;
     }
     return true;
   }
@@ -248,15 +249,15 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       std::fprintf(stderr, "[blkmc] path measure: the gains on the control graph (%s states)\n",
                    human_count(double(r.stats.states)).c_str());
     std::size_t edges = 0;
+    bool cyclic = false;
     for (Lifted& l : lifted) {
       const GainGraph g = path_measure::gain_graph(m, control, l, opt.threads);
       int start[kMaxPathCounters] = {};
       m.path_counters(l.prop, m.initial(), start);
       const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
       l.gains = analyze_gains(g, start, obj);
-      if (l.gains.cyclic_gain) return std::nullopt;
-      l.edges = g.edges();
-      edges += l.edges;
+      edges += g.edges();
+      cyclic = cyclic || l.gains.cyclic_gain;
       const std::size_t k = std::size_t(l.pm.counters), nodes = g.nodes();
       l.target = m.path_value(l.prop, start);
       for (std::size_t u = 0; u < obj.size() * nodes; ++u) {
@@ -266,9 +267,9 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       }
       // Nothing can rise above where the start already is (a measure that
       // stays 0): the start is the first state with the maximum.
-      int top[kMaxPathCounters] = {};
-      for (std::size_t i = 0; i < k; ++i) top[i] = std::min(l.pm.cap, start[i] + int(l.gains.ahead[i]));
-      l.settled = l.above == INT_MAX && m.path_bound(l.prop, start, top) <= m.path_value(l.prop, start);
+      const int top = bound_ahead(l.gains, 0, l.pm.counters, l.pm.cap, start,
+                                  [&](const int* lo, const int* hi) { return m.path_bound(l.prop, lo, hi); });
+      l.settled = l.above == INT_MAX && top <= m.path_value(l.prop, start);
       // A bound K: the product must also keep whatever can rise above K.
       l.reached = l.target;
       l.target = std::min(l.target, l.above);
@@ -278,8 +279,8 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       r.stop = StopReason::Interrupted;
     }
     const std::string graph_note =
-        fmt::format("path measure ({} without {} counter(s): {} states, {} edges", pinfo[std::size_t(lifted[0].prop)].name,
-                    lifted[0].pm.counters, r.stats.states, edges);
+        fmt::format("path measure ({} without {} counter(s): {} states, {} edges{}", pinfo[std::size_t(lifted[0].prop)].name,
+                    lifted[0].pm.counters, r.stats.states, edges, cyclic ? ", cycles that add" : "");
     if (!complete) {
       // What the part searched shows: a value some path reaches.
       for (const Lifted& l : lifted)
