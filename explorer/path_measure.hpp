@@ -72,6 +72,9 @@ struct Lifted {
   int reached = 0;  // a value of the measure that some path reaches
   int target = 0;   // kept: every state that can reach this value
   bool settled = false;  // the start has the maximum: no product to search
+  // A path reaches the most the start's bound allows: that is the maximum,
+  // and the product stops at its first state (as NAME<=top-1 would).
+  int known = 0;
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
@@ -270,6 +273,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       const int top = bound_ahead(l.gains, 0, l.pm.counters, l.pm.cap, start,
                                   [&](const int* lo, const int* hi) { return m.path_bound(l.prop, lo, hi); });
       l.settled = l.above == INT_MAX && top <= m.path_value(l.prop, start);
+      if (l.above == INT_MAX && l.target == top) l.known = top;
       // A bound K: the product must also keep whatever can rise above K.
       l.reached = l.target;
       l.target = std::min(l.target, l.above);
@@ -315,6 +319,10 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     // keys), leaving out successors; only the lifted results are taken.
     SearchOptions q = opt;
     q.props = props;
+    q.bounds.resize(props.size());
+    for (const Lifted& l : lifted)
+      if (l.known)
+        for (std::size_t n : l.at) q.bounds[n] = l.known - 1;
     q.reduce.lift = false;
     q.reduce.lifted.clear();
     q.reduce.por = false;
@@ -329,15 +337,30 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     product.prune(path_measure::CannotReach<M>(m, control.reduced(), control.store(), shared, unknown));
     const StopReason qstop = product.run(qc);
     SearchResult<State> qr = qc.result(qstop, product);
+    bool stopped_at_known = false;
     for (const Lifted& l : lifted)
-      for (std::size_t n : l.at) r.props[n] = std::move(qr.props[n]);
-    if (qstop != StopReason::Complete) r.stop = qstop;
+      for (std::size_t n : l.at) {
+        PropOutcome<State>& o = r.props[n] = std::move(qr.props[n]);
+        if (!l.known) continue;
+        // Back to the property as asked: its maximum, and the first state
+        // with it, breadth-first.
+        o.bound.reset();
+        if (o.verdict == Verdict::Violated) {
+          o.verdict = Verdict::Holds;
+          o.value_exact = true;
+          stopped_at_known = true;
+        } else {
+          o.trace.reset();
+        }
+      }
+    if (qstop != StopReason::Complete && !(qstop == StopReason::AllViolated && stopped_at_known)) r.stop = qstop;
 
     Stats& st = r.stats;
     const Stats& b = qr.stats;
     std::string targets;
     for (const Lifted& l : lifted)
-      targets += fmt::format("{}{} {}", targets.empty() ? "" : ", ", pinfo[std::size_t(l.prop)].name, l.target);
+      targets += fmt::format("{}{} {}{}", targets.empty() ? "" : ", ", pinfo[std::size_t(l.prop)].name, l.target,
+                             l.known ? " (the most it can be: to its first state)" : "");
     st.reduction += fmt::format("; {}; then {} states with them, where {} can still be reached{})", graph_note,
                                 b.states, targets,
                                 unknown->load() ? fmt::format(" ({} keys not in the graph)", unknown->load()) : "");

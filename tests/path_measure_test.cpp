@@ -299,6 +299,13 @@ TEST_CASE("path measure: check names it, also where a cycle adds") {
   CHECK(with.props[0].value == 3);
   CHECK(without.props[0].value == 3);
   CHECK(with.stats.reduction.find("cycles that add") != std::string::npos);
+  // The cap is both a path's value and the bound: the product stops at
+  // its first state.
+  CHECK(with.stats.reduction.find("3 (the most it can be: to its first state)") != std::string::npos);
+  CHECK(with.stop == StopReason::Complete);
+  CHECK(with.props[0].verdict == Verdict::Holds);
+  CHECK(with.props[0].value_exact);
+  CHECK(!with.props[0].bound);
   REQUIRE(with.props[0].trace);
   REQUIRE(without.props[0].trace);
   REQUIRE(with.props[0].trace->states.size() == without.props[0].trace->states.size());
