@@ -52,7 +52,8 @@ Components components(const GainGraph& g, bool without_resets) {
 
 }  // namespace
 
-GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives) {
+GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives,
+                           bool record_via) {
   GainAnalysis a;
   const std::size_t n = g.nodes();
   const std::size_t k = std::size_t(g.counters);
@@ -140,6 +141,7 @@ GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vect
   // adds, that can take up to cap rounds a node, so a budget ends it early:
   // every label is still the counters of a path that exists.
   a.reached.assign(objectives.size() * n * k, 0);
+  if (record_via) a.via.assign(objectives.size() * n, GainAnalysis::kNoEdge);
   std::vector<long> score(n);
   std::vector<std::uint32_t> work;
   for (std::size_t o = 0; o < objectives.size(); ++o) {
@@ -150,15 +152,17 @@ GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vect
       for (std::size_t i = 0; i < k; ++i) s += long(w[i]) * c[i];
       return s;
     };
-    const auto offer = [&](std::uint32_t v, const int* c) {
+    std::uint64_t* via = record_via ? a.via.data() + o * n : nullptr;
+    const auto offer = [&](std::uint32_t v, const int* c, std::uint64_t e) {
       const long s = dot(c);
       if (s <= score[v]) return false;
       score[v] = s;
+      if (via) via[v] = e;
       for (std::size_t i = 0; i < k; ++i) reached[v * k + i] = std::uint8_t(c[i]);
       return true;
     };
     std::fill(score.begin(), score.end(), LONG_MIN);
-    offer(0, start);
+    offer(0, start, GainAnalysis::kNoEdge);
     const auto step = [&](std::uint32_t u, std::uint64_t e, int* next) {
       for (std::size_t i = 0; i < k; ++i) next[i] = capped((g.reset[e] ? 0 : int(reached[u * k + i])) + gain(e, i));
     };
@@ -175,7 +179,7 @@ GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vect
           if (comp[v] != c) continue;
           int next[kMaxPathCounters] = {};
           step(u, e, next);
-          if (offer(v, next)) {
+          if (offer(v, next, e)) {
             work.push_back(v);
             if (adds[c] && budget) --budget;
           }
@@ -189,12 +193,30 @@ GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vect
           if (comp[v] == c) continue;
           int next[kMaxPathCounters] = {};
           step(u, e, next);
-          offer(v, next);
+          offer(v, next, e);
         }
       }
     }
   }
   return a;
+}
+
+std::vector<std::uint32_t> via_path(const GainGraph& g, const GainAnalysis& a, std::size_t o, std::uint32_t u) {
+  const std::size_t n = g.nodes();
+  std::vector<std::uint32_t> path;
+  if (a.via.size() < (o + 1) * n || u >= n) return path;
+  std::vector<bool> seen(n, false);
+  for (std::uint32_t v = u; v != 0;) {
+    const std::uint64_t e = a.via[o * n + v];
+    if (seen[v] || e == GainAnalysis::kNoEdge) return {};
+    seen[v] = true;
+    // The edge's node: the last whose edges begin at or before e.
+    const auto from = std::uint32_t(std::upper_bound(g.first.begin(), g.first.end(), e) - g.first.begin() - 1);
+    path.push_back(std::uint32_t(e - g.first[from]));
+    v = from;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 }  // namespace blkmc

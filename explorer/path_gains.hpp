@@ -53,6 +53,10 @@ struct GainAnalysis {
   // with the counters) among the paths the analysis follows; the values of
   // a real path, so any measure of them is at most the true maximum.
   std::vector<std::uint8_t> reached;
+  // via[o * nodes + u]: the edge that last set reached at u (kNoEdge: the
+  // start, or never reached); where asked for.
+  static constexpr std::uint64_t kNoEdge = ~std::uint64_t(0);
+  std::vector<std::uint64_t> via;
   std::size_t components = 0;  // strongly connected components of the graph
 };
 
@@ -75,7 +79,15 @@ int bound_ahead(const GainAnalysis& a, std::size_t u, int counters, int cap, con
   return b;
 }
 
-// start: the counters at node 0.
-GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives);
+// start: the counters at node 0; record_via: fill GainAnalysis::via.
+GainAnalysis analyze_gains(const GainGraph& g, const int* start, const std::vector<Objective>& objectives,
+                           bool record_via = false);
+
+// The edges from the start to u along via for objective o, each as its
+// index among its node's edges (the model's successor order); empty where
+// the links do not lead back to the start without a repeat (a label set
+// later along a cycle). The counters along the result are checked by
+// whoever follows it.
+std::vector<std::uint32_t> via_path(const GainGraph& g, const GainAnalysis& a, std::size_t o, std::uint32_t u);
 
 }  // namespace blkmc

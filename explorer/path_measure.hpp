@@ -75,6 +75,10 @@ struct Lifted {
   // A path reaches the most the start's bound allows: that is the maximum,
   // and the product stops at its first state (as NAME<=top-1 would).
   int known = 0;
+  // A path of the control graph to a state with the known maximum (its
+  // successor indices from the start): the answer where the product stops
+  // at a limit before the first such state.
+  std::vector<std::uint32_t> witness;
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
@@ -169,6 +173,50 @@ class CannotReach {
   State k_{};
 };
 
+// The concrete path along successor indices from the start; nothing where
+// an index is missing or its last state's measure is not `value`.
+template <class M>
+std::optional<Counterexample<typename M::State>> follow(const M& m, const std::vector<std::uint32_t>& succ, int prop,
+                                                        int value) {
+  using State = typename M::State;
+  if (succ.empty()) return std::nullopt;
+  Counterexample<State> cx;
+  cx.states.push_back(m.initial());
+  for (const std::uint32_t j : succ) {
+    std::uint32_t i = 0;
+    std::optional<Step> step;
+    State next{};
+    m.for_each_successor(cx.states.back(), [&](const Step& st, const State& x) {
+      if (i++ != j) return;
+      step = st;
+      next = x;
+    });
+    if (!step) return std::nullopt;
+    cx.steps.push_back(*step);
+    cx.states.push_back(next);
+  }
+  if (m.measure(prop, cx.states.back()) != value) return std::nullopt;
+  return cx;
+}
+
+// A witness for l.known: via_path to the first node whose counters some
+// objective's pass reached with the measure l.known, if following it on
+// the model gives that measure.
+template <class M>
+std::vector<std::uint32_t> witness(const M& m, const GainGraph& g, const Lifted& l) {
+  const std::size_t k = std::size_t(l.pm.counters), n = g.nodes();
+  for (std::size_t o = 0; o * n * k < l.gains.reached.size(); ++o)
+    for (std::size_t u = 0; u < n; ++u) {
+      int c[kMaxPathCounters] = {};
+      for (std::size_t i = 0; i < k; ++i) c[i] = l.gains.reached[(o * n + u) * k + i];
+      if (m.path_value(l.prop, c) != l.known) continue;
+      std::vector<std::uint32_t> p = via_path(g, l.gains, o, std::uint32_t(u));
+      if (follow(m, p, l.prop, l.known)) return p;
+      break;  // this objective's links do not lead back: the next one
+    }
+  return {};
+}
+
 inline std::vector<Objective> objectives(int counters) {
   if (counters == 1) return {{1, 0}};
   // Each counter alone, and each against the other (a ratio's extremes).
@@ -258,7 +306,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       int start[kMaxPathCounters] = {};
       m.path_counters(l.prop, m.initial(), start);
       const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
-      l.gains = analyze_gains(g, start, obj);
+      l.gains = analyze_gains(g, start, obj, true);
       edges += g.edges();
       cyclic = cyclic || l.gains.cyclic_gain;
       const std::size_t k = std::size_t(l.pm.counters), nodes = g.nodes();
@@ -273,7 +321,11 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       const int top = bound_ahead(l.gains, 0, l.pm.counters, l.pm.cap, start,
                                   [&](const int* lo, const int* hi) { return m.path_bound(l.prop, lo, hi); });
       l.settled = l.above == INT_MAX && top <= m.path_value(l.prop, start);
-      if (l.above == INT_MAX && l.target == top) l.known = top;
+      if (l.above == INT_MAX && l.target == top) {
+        l.known = top;
+        l.witness = path_measure::witness(m, g, l);
+      }
+      l.gains.via = {};
       // A bound K: the product must also keep whatever can rise above K.
       l.reached = l.target;
       l.target = std::min(l.target, l.above);
@@ -337,7 +389,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     product.prune(path_measure::CannotReach<M>(m, control.reduced(), control.store(), shared, unknown));
     const StopReason qstop = product.run(qc);
     SearchResult<State> qr = qc.result(qstop, product);
-    bool stopped_at_known = false;
+    bool stopped_at_known = false, witnessed = false;
     for (const Lifted& l : lifted)
       for (std::size_t n : l.at) {
         PropOutcome<State>& o = r.props[n] = std::move(qr.props[n]);
@@ -349,6 +401,13 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
           o.verdict = Verdict::Holds;
           o.value_exact = true;
           stopped_at_known = true;
+        } else if (auto w = path_measure::follow(m, l.witness, l.prop, l.known)) {
+          // The product stopped at a limit first: a path with the maximum.
+          o.verdict = Verdict::Holds;
+          o.value = l.known;
+          o.value_exact = true;
+          o.trace = std::move(w);
+          witnessed = true;
         } else {
           o.trace.reset();
         }
@@ -361,8 +420,11 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     for (const Lifted& l : lifted)
       targets += fmt::format("{}{} {}{}", targets.empty() ? "" : ", ", pinfo[std::size_t(l.prop)].name, l.target,
                              l.known ? " (the most it can be: to its first state)" : "");
-    st.reduction += fmt::format("; {}; then {} states with them, where {} can still be reached{})", graph_note,
+    st.reduction += fmt::format("; {}; then {} states with them, where {} can still be reached{}{})", graph_note,
                                 b.states, targets,
+                                witnessed ? "; stopped before the first state with it, so the trace is a path of the "
+                                            "control graph to it, not the shortest"
+                                          : "",
                                 unknown->load() ? fmt::format(" ({} keys not in the graph)", unknown->load()) : "");
     st.states += b.states;
     st.transitions += b.transitions;

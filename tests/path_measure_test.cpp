@@ -313,5 +313,42 @@ TEST_CASE("path measure: check names it, also where a cycle adds") {
     CHECK(same_bytes(*m, with.props[0].trace->states[i], without.props[0].trace->states[i]));
 }
 
+// A known maximum whose product stops at a limit first: the path the gain
+// pass found answers, exact, with a trace that follows the model to it.
+TEST_CASE("path measure: a known maximum past a limit comes with a path to it") {
+  Params p;
+  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = shipped("stream-write");
+  const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
+  SearchOptions opt;
+  opt.progress = false;
+  opt.props = {kSchedMaxWait};
+  opt.reduce = ReduceOptions::all();
+  const auto full = explore(m, opt);
+  REQUIRE(full.props[0].value_exact);
+  REQUIRE(full.props[0].trace);
+  const std::uint64_t control = control_states(full.stats.reduction);
+  REQUIRE(control > 0);
+  opt.limits.max_states = control + 50;
+  const auto cut = explore(m, opt);
+  CHECK(cut.stop == StopReason::MaxStates);
+  const auto& o = cut.props[0];
+  CHECK(o.verdict == Verdict::Holds);
+  CHECK(o.value == full.props[0].value);
+  CHECK(o.value_exact);
+  CHECK(cut.stats.reduction.find("not the shortest") != std::string::npos);
+  REQUIRE(o.trace);
+  CHECK(o.trace->steps.size() >= full.props[0].trace->steps.size());
+  CHECK(m.measure(kSchedMaxWait, o.trace->states.back()) == *o.value);
+  // Each step of the trace is one the model takes.
+  for (std::size_t i = 0; i < o.trace->steps.size(); ++i) {
+    bool found = false;
+    m.for_each_successor(o.trace->states[i], [&](const Step&, const DeadlineModel::State& n) {
+      found = found || same_bytes(m, n, o.trace->states[i + 1]);
+    });
+    CHECK(found);
+  }
+}
+
 }  // namespace path_measure_test
 }  // namespace blkmc::testing
