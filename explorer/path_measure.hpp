@@ -20,9 +20,16 @@
 // the trace to it are those of the search without this layer (with the
 // same properties selected), only fewer states are stored.
 //
-// Where a cycle of the control graph adds to a counter, that counter can
-// climb to its cap from anywhere on the cycle's component: the bound takes
-// the cap there, and the target is the best the pass from the start found.
+// The bounds split at resets: what a counter can gain before its next
+// reset, and what it can hold after one. Where a cycle with no reset on it
+// adds to a counter, that counter can climb to its cap from anywhere on
+// the cycle's component: the bound takes the cap there, and the target is
+// the best the pass from the start found.
+//
+// Where the target equals the start's bound, it is the maximum: the
+// product runs as for NAME<=target-1 and stops at its first state. If a
+// limit stops the product before that state, the pass's own path to it
+// (followed on the model) is the trace.
 //
 // The layer steps aside (the plain search runs) where it could not answer
 // the same: a depth-first, depth-bounded, distributed or census search, a
