@@ -91,9 +91,11 @@ struct Lifted {
 // The control graph of l.prop: each stored key (its counters cleared)
 // expanded on the model itself, so that a successor's counters are what
 // the step adds; the successor's key names the edge's end. In chunks of
-// ids on every worker, joined in id order.
+// ids on every worker, joined in id order. Nothing where Ctrl-C or the
+// deadline comes first.
 template <class M>
-GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsigned threads) {
+std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsigned threads,
+                                    std::chrono::steady_clock::time_point deadline) {
   using State = typename M::State;
   const VisitedStore& store = search.store();
   const std::size_t used = padded_bytes(m.state_bytes());
@@ -102,7 +104,12 @@ GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsig
   std::vector<GainGraph> parts((n + kChunk - 1) / kChunk);
   WorkerPool pool(threads);
   std::vector<Reduced<M>> rms(pool.size(), search.reduced());  // keying uses scratch
+  std::atomic<bool> cut{false};
   pool.run(parts.size(), [&](std::size_t t, unsigned w) {
+    if (cut.load(std::memory_order_relaxed) || g_interrupted || std::chrono::steady_clock::now() > deadline) {
+      cut.store(true, std::memory_order_relaxed);
+      return;
+    }
     GainGraph& g = parts[t];
     g.counters = l.pm.counters;
     State s{}, k{};
@@ -120,6 +127,7 @@ GainGraph gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsig
       g.end_node();
     }
   });
+  if (cut.load()) return std::nullopt;
   GainGraph g;
   g.counters = l.pm.counters;
   g.cap = l.pm.cap;
@@ -308,8 +316,18 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
                    human_count(double(r.stats.states)).c_str());
     std::size_t edges = 0;
     bool cyclic = false;
+    const auto deadline = opt.limits.seconds > 0
+                              ? began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                            std::chrono::duration<double>(opt.limits.seconds))
+                              : std::chrono::steady_clock::time_point::max();
     for (Lifted& l : lifted) {
-      const GainGraph g = path_measure::gain_graph(m, control, l, opt.threads);
+      const std::optional<GainGraph> pass = path_measure::gain_graph(m, control, l, opt.threads, deadline);
+      if (!pass) {  // stopped: what the control graph shows
+        if (complete) r.stop = g_interrupted ? StopReason::Interrupted : StopReason::Time;
+        complete = false;
+        break;
+      }
+      const GainGraph& g = *pass;
       int start[kMaxPathCounters] = {};
       m.path_counters(l.prop, m.initial(), start);
       const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
@@ -385,7 +403,9 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     q.reduce.lift = false;
     q.reduce.lifted.clear();
     q.reduce.por = false;
-    if (q.limits.seconds > 0) q.limits.seconds = std::max(0.001, q.limits.seconds - r.stats.seconds);
+    if (q.limits.seconds > 0)  // what the control graph and the gain pass left
+      q.limits.seconds = std::max(
+          0.001, q.limits.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
     if (q.limits.max_states) q.limits.max_states = q.limits.max_states > r.stats.states ? q.limits.max_states - r.stats.states : 1;
     if (q.limits.memory_bytes)
       q.limits.memory_bytes = q.limits.memory_bytes > r.stats.store_bytes ? q.limits.memory_bytes - r.stats.store_bytes : 1;
