@@ -155,7 +155,7 @@ def cfq27_row(name, prop):
     return {
         "name": name, "kind": "check", "model": "cfq", "variant": "deep-fix-v2",
         "params": {"workload": 27, "clock": 1}, "props": [prop],
-        "extra": ["--bfs", "--time", f"{TIME_LIMIT:g}"], "limited": True,
+        "extra": ["--bfs", "--time", f"{TIME_LIMIT:g}"],
         "title": f"cfq deep-fix-v2 workload=27 (cfq-deep-stale) clock=1 {prop}, "
                  f"--bfs --time {TIME_LIMIT:g}",
     }
@@ -205,9 +205,9 @@ ROWS = [
     # Seed 004's outlier scaled to 4 / 1 / 1 (docs/seed004.md): cyclic
     # processes, so path measures meet cycles that add.
     dict(sched_row("seed004-fair-ratio", "cfq", "deep-fix-v2", DEEP_STALE_411, ["fair-ratio"], {"clock": 1}),
-         extra=["--bfs", "--time", f"{TIME_LIMIT:g}"], limited=True),
+         extra=["--bfs", "--time", f"{TIME_LIMIT:g}"]),
     dict(sched_row("seed004-max-wait-ticks", "cfq", "deep-fix-v2", DEEP_STALE_411, ["max-wait-ticks"], {"clock": 1}),
-         extra=["--bfs", "--time", f"{TIME_LIMIT:g}"], limited=True),
+         extra=["--bfs", "--time", f"{TIME_LIMIT:g}"]),
     cfq27_row("cfq27-fair-ratio", "fair-ratio"),
     cfq27_row("cfq27-max-wait-ticks", "max-wait-ticks"),
 ]
