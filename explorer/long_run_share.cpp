@@ -1,0 +1,224 @@
+#include "explorer/long_run_share.hpp"
+
+#include <algorithm>
+#include <bitset>
+#include <deque>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/strong_components.hpp>
+
+namespace blkmc {
+
+namespace {
+
+using ActorSet = std::bitset<256>;
+constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint64_t kNoEdge = ~std::uint64_t(0);
+// Distances: a cycle's weights are q * mine - p * other with p, q up to
+// what a cycle gains, summed along paths of up to every node.
+__extension__ typedef __int128 Wide;
+
+std::vector<std::uint32_t> strong_components(const GainGraph& g, std::uint32_t& count) {
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                                   boost::no_property, std::uint32_t, std::uint32_t>;
+  const std::size_t n = g.nodes();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(g.edges());
+  for (std::uint32_t u = 0; u < n; ++u)
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) edges.emplace_back(u, g.to[e]);
+  const Graph csr(boost::edges_are_sorted, edges.begin(), edges.end(), std::uint32_t(n));
+  std::vector<std::uint32_t> of(n);
+  count = std::uint32_t(
+      boost::strong_components(csr, boost::make_iterator_property_map(of.begin(), boost::get(boost::vertex_index, csr))));
+  return of;
+}
+
+ActorSet enabled_at(const GainGraph& g, const std::vector<std::uint8_t>& actor, std::uint32_t u) {
+  ActorSet en;
+  for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) en.set(actor[e]);
+  return en;
+}
+
+// The search for a cycle of negative weight over the live edges (those
+// inside a fair component): Bellman-Ford-Moore from a virtual source at
+// distance 0 to every node, in FIFO order. Every `nodes` relaxations the
+// parent pointers are searched for a cycle; a cycle of parent pointers is
+// always negative (Cherkassky and Goldberg, "Negative-cycle detection
+// algorithms", 1999), and where none is negative the queue empties.
+class NegativeCycles {
+ public:
+  NegativeCycles(const GainGraph& g, const std::vector<bool>& live, const std::vector<std::uint32_t>& nodes)
+      : g_(g), live_(live), nodes_(nodes), dist_(g.nodes()), parent_(g.nodes()), mark_(g.nodes()),
+        in_queue_(g.nodes()), src_(g.edges()) {
+    for (std::uint32_t u = 0; u < g.nodes(); ++u)
+      for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) src_[e] = u;
+  }
+
+  // The edges of a negative cycle of w(e), from its first node back to it;
+  // empty where there is none.
+  template <class W>
+  std::vector<std::uint64_t> find(W&& w) {
+    std::deque<std::uint32_t> queue;
+    for (std::uint32_t u : nodes_) {
+      dist_[u] = 0;
+      parent_[u] = kNoEdge;
+      in_queue_[u] = true;
+      queue.push_back(u);
+    }
+    std::size_t since_check = 0;
+    while (!queue.empty()) {
+      const std::uint32_t u = queue.front();
+      queue.pop_front();
+      in_queue_[u] = false;
+      for (std::uint64_t e = g_.first[u]; e < g_.first[u + 1]; ++e) {
+        if (!live_[e]) continue;
+        const std::uint32_t v = g_.to[e];
+        const Wide d = dist_[u] + w(e);
+        if (d >= dist_[v]) continue;
+        dist_[v] = d;
+        parent_[v] = e;
+        if (!in_queue_[v]) {
+          in_queue_[v] = true;
+          queue.push_back(v);
+        }
+        if (++since_check >= nodes_.size()) {
+          since_check = 0;
+          if (auto c = parent_cycle(); !c.empty()) return c;
+        }
+      }
+    }
+    return parent_cycle();  // none where the distances settled; checked all the same
+  }
+
+ private:
+  std::vector<std::uint64_t> parent_cycle() {
+    for (std::uint32_t u : nodes_) mark_[u] = 0;
+    std::uint32_t walk = 0;
+    for (std::uint32_t x : nodes_) {
+      if (mark_[x]) continue;
+      ++walk;
+      std::uint32_t v = x;
+      while (v != kNone && mark_[v] == 0) {
+        mark_[v] = walk;
+        v = parent_[v] == kNoEdge ? kNone : src_[parent_[v]];
+      }
+      if (v == kNone || mark_[v] != walk) continue;
+      std::vector<std::uint64_t> cycle;  // v is on it: follow the parents back round to v
+      std::uint32_t c = v;
+      do {
+        cycle.push_back(parent_[c]);
+        c = src_[parent_[c]];
+      } while (c != v);
+      std::reverse(cycle.begin(), cycle.end());
+      return cycle;
+    }
+    return {};
+  }
+
+  const GainGraph& g_;
+  const std::vector<bool>& live_;
+  const std::vector<std::uint32_t>& nodes_;
+  std::vector<Wide> dist_;
+  std::vector<std::uint64_t> parent_;
+  std::vector<std::uint32_t> mark_;
+  std::vector<bool> in_queue_;
+  std::vector<std::uint32_t> src_;
+};
+
+}  // namespace
+
+LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>& actor) {
+  if (g.counters != 2) throw std::logic_error("long_run_share: a pair of counters");
+  if (actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
+  LongRunShare out;
+  const std::size_t n = g.nodes();
+  if (n == 0) return out;
+
+  // Components that admit a weakly fair run: every actor enabled at all of
+  // their nodes has an edge inside (explorer/starvation.cpp says why that is
+  // exact); a component without an edge inside holds no cycle.
+  std::uint32_t count = 0;
+  const std::vector<std::uint32_t> comp = strong_components(g, count);
+  std::vector<ActorSet> always(count), inside(count);
+  std::vector<bool> has_edge(count, false);
+  for (auto& a : always) a.set();
+  for (std::uint32_t u = 0; u < n; ++u) {
+    const std::uint32_t c = comp[u];
+    always[c] &= enabled_at(g, actor, u);
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+      if (comp[g.to[e]] == c) {
+        has_edge[c] = true;
+        inside[c].set(actor[e]);
+      }
+  }
+  std::vector<bool> fair(count, false);
+  for (std::uint32_t c = 0; c < count; ++c) {
+    fair[c] = has_edge[c] && (always[c] & ~inside[c]).none();
+    out.fair_components += fair[c];
+  }
+  std::vector<bool> live(g.edges(), false);
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    if (!fair[comp[u]]) continue;
+    nodes.push_back(u);
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) live[e] = comp[g.to[e]] == comp[u];
+  }
+  if (nodes.empty()) return out;
+
+  NegativeCycles search(g, live, nodes);
+  const auto gain = [&](std::uint64_t e, int i) { return std::int64_t(g.gain[e * 2 + std::size_t(i)]); };
+  for (int i = 0; i < 2; ++i) {
+    // The least ratio mine/other, from above: p/q is the best cycle's so
+    // far (1/0 before the first), and a cycle with q*mine - p*other < 0
+    // is strictly below it. Each round finds one or proves there is none;
+    // the ratios of simple cycles are finitely many, so it ends, and 0 (a
+    // cycle where only the other gains) cannot be beaten.
+    ShareCycle& best = out.least[i];
+    std::int64_t p = 1, q = 0;
+    for (;;) {
+      ++out.rounds;
+      std::vector<std::uint64_t> cycle = search.find([&](std::uint64_t e) {
+        return Wide(q) * gain(e, i) - Wide(p) * gain(e, 1 - i);
+      });
+      if (cycle.empty()) break;
+      std::uint64_t mine = 0, other = 0;
+      for (std::uint64_t e : cycle) {
+        mine += std::uint64_t(gain(e, i));
+        other += std::uint64_t(gain(e, 1 - i));
+      }
+      if (other == 0 || Wide(q) * mine >= Wide(p) * other)
+        throw std::logic_error("long_run_share: a cycle that is not below the best");
+      best.found = true;
+      best.mine = mine;
+      best.other = other;
+      best.edges = std::move(cycle);
+      const std::uint64_t d = std::gcd(mine, other);
+      p = std::int64_t(mine / d);
+      q = std::int64_t(other / d);
+      if (p == 0) break;
+    }
+    if (!best.found) continue;
+    // Start the cycle at its lowest node (under BFS ids: nearest the start).
+    std::vector<std::uint32_t> from(best.edges.size());
+    for (std::size_t j = 0; j < best.edges.size(); ++j) {
+      const std::uint64_t e = best.edges[j];
+      from[j] = std::uint32_t(std::upper_bound(g.first.begin(), g.first.end(), e) - g.first.begin() - 1);
+    }
+    const std::size_t low = std::size_t(std::min_element(from.begin(), from.end()) - from.begin());
+    std::rotate(best.edges.begin(), best.edges.begin() + std::ptrdiff_t(low), best.edges.end());
+    best.entry = from[low];
+    ActorSet en, moved;
+    en.set();
+    for (std::size_t j = 0; j < from.size(); ++j) {
+      en &= enabled_at(g, actor, from[j]);
+      moved.set(actor[best.edges[j]]);
+    }
+    best.fair_alone = (en & ~moved).none();
+  }
+  return out;
+}
+
+}  // namespace blkmc

@@ -1,0 +1,48 @@
+// The long-run share of a pair's service on a control graph
+// (explorer/path_gains.hpp, two counters): on a run that goes on forever,
+// how little can one counter gain for each unit the other gains?
+//
+// fair-ratio asks the most the pair's cumulative service ever differs; on
+// a cyclic workload that comes from the start-up. A simulation measures a
+// share over a long run instead (seed 004: one instance gets 0.6 of its
+// peer's service). Its exhaustive counterpart is a ratio over cycles: every
+// infinite run ends in one strongly connected component, and what it
+// gains there splits into simple cycles of that component plus fewer than
+// `nodes` edges. So no run's long-run share is below the least ratio of a
+// cycle in its last component, and a weakly fair run gets as close to that
+// cycle's ratio as wanted: it goes round the cycle more and more times
+// between the detours that give every actor its steps. The answer is the
+// least cycle ratio over the components that admit a weakly fair run (the
+// component test of explorer/starvation.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "explorer/path_gains.hpp"
+
+namespace blkmc {
+
+struct ShareCycle {
+  bool found = false;      // a cycle on which the other counter gains, in a fair component
+  std::uint64_t mine = 0;  // what this counter gains going round once
+  std::uint64_t other = 0;  // what the other gains (> 0 where found)
+  std::uint32_t entry = 0;  // the cycle's first node
+  std::vector<std::uint64_t> edges;  // its edges in order (indices into g.to), entry back to entry
+  bool fair_alone = false;  // weakly fair by itself: each actor enabled all along it steps in it
+};
+
+struct LongRunShare {
+  // least[i]: the cycle with the least gain of counter i per gain of the
+  // other, among the cycles of components that admit a weakly fair run.
+  ShareCycle least[2];
+  std::size_t fair_components = 0;  // nontrivial components that admit one
+  int rounds = 0;                   // negative-cycle searches run
+};
+
+// g has two counters; actor[e] is edge e's actor, and each node's edges are
+// all of its steps (a complete search), so that an actor without an edge
+// at a node is disabled there.
+LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>& actor);
+
+}  // namespace blkmc
