@@ -139,6 +139,8 @@ class ModelAdapter final : public ModelHandle {
       pr.bound = po.bound;
       pr.value = po.value;
       pr.value_exact = po.value_exact;
+      pr.shares = po.shares;
+      pr.shares_note = po.shares_note;
       // An unbounded maximize trace records the maximum it reaches.
       const std::optional<int> value = po.value && !po.bound ? po.value : std::nullopt;
       if (po.trace) pr.trace = make_trace(m, variant, p, pr.name, out.search, *po.trace, value);

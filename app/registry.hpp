@@ -28,6 +28,8 @@ struct CheckOutcome {
     // Maximize properties only (see PropOutcome in explorer/search.hpp).
     std::optional<int> bound, value;
     bool value_exact = false;
+    std::vector<ShareFigure> shares;  // see PropOutcome
+    std::string shares_note;
   };
   std::string model, variant;
   Params params;

@@ -39,6 +39,18 @@ nlohmann::json outcome_json(const CheckOutcome& o) {
     }
     if (p.bound) j["bound"] = *p.bound;
     if (p.trace) j["trace_steps"] = p.trace->steps.size();
+    if (!p.shares_note.empty()) j["long_run_note"] = p.shares_note;
+    for (const ShareFigure& f : p.shares) {
+      nlohmann::json s{{"process", f.name}, {"other", f.other}, {"found", f.found}};
+      if (f.found)
+        s.update({{"sectors", f.mine},
+                  {"other_sectors", f.theirs},
+                  {"share", double(f.mine) / double(f.theirs)},
+                  {"prefix_steps", f.prefix},
+                  {"cycle_steps", f.steps},
+                  {"fair_alone", f.fair_alone}});
+      j["long_run"].push_back(s);
+    }
     props.push_back(j);
   }
   nlohmann::json j{{"model", o.model},   {"variant", o.variant}, {"params", o.params},
@@ -87,6 +99,17 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
   }
   if (p.trace) out += fmt::format("  ({})", steps);
   return out;
+}
+
+// A share measure's long-run line (explorer/long_run_share.hpp).
+std::string share_text(const ShareFigure& f) {
+  if (!f.found) return fmt::format("{}: no weakly fair run serves {} without end", f.name, f.other);
+  const std::string where =
+      fmt::format("a {}-step cycle {} steps in, {}", f.steps, f.prefix,
+                  f.fair_alone ? "weakly fair by itself" : "weakly fair only with detours taken ever more rarely");
+  if (f.mine == 0) return fmt::format("{} can get nothing while {} gets {} sector(s) a round: {}", f.name, f.other, f.theirs, where);
+  return fmt::format("{} gets at least {} sector(s) per {} of {}'s ({:.2f}): {}", f.name, f.mine, f.theirs, f.other,
+                     double(f.mine) / double(f.theirs), where);
 }
 
 // Bytes per state mean something once the store's first allocation (its
@@ -138,6 +161,8 @@ std::string outcome_text(const CheckOutcome& o) {
                          o.stats.store == "bitstate" ? "bitstate" : "hash compaction",
                          o.stats.omission_probability);
     out += '\n';
+    if (!p.shares_note.empty()) out += fmt::format("  {:<22}   long run: not computed ({})\n", "", p.shares_note);
+    for (const ShareFigure& f : p.shares) out += fmt::format("  {:<22}   long run: {}\n", "", share_text(f));
   }
   out += "  " + stats_text(o.stats) + '\n';
   out += "  reduction: " + reduction_text(o.stats) + '\n';
@@ -170,6 +195,12 @@ std::string search_difference(const CheckOutcome& a, const CheckOutcome& b) {
     if (x.trace.has_value() != y.trace.has_value() ||
         (x.trace && trace_to_json(*x.trace) != trace_to_json(*y.trace)))
       return fmt::format("{}: another trace", x.name);
+    const auto share_key = [](const CheckOutcome::Prop& q) {
+      std::string k = q.shares_note;
+      for (const ShareFigure& f : q.shares) k += fmt::format("|{} {} {} {} {} {}", f.found, f.mine, f.theirs, f.prefix, f.steps, f.fair_alone);
+      return k;
+    };
+    if (share_key(x) != share_key(y)) return fmt::format("{}: another long-run share", x.name);
   }
   return "";
 }

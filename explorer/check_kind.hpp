@@ -27,6 +27,7 @@
 #include "explorer/census.hpp"
 #include "explorer/counterexample.hpp"
 #include "explorer/limits.hpp"
+#include "explorer/long_run_share.hpp"
 #include "explorer/progress.hpp"
 #include "explorer/state_store.hpp"
 #include "model/model.hpp"
@@ -47,6 +48,11 @@ struct PropOutcome {
   // state space (a complete search and no violation).
   std::optional<int> bound, value;
   bool value_exact = false;
+  // A share measure (fair-ratio) where the path-measure layer ran: each of
+  // the pair's least long-run share (explorer/long_run_share.hpp), or why
+  // there is none (shares_note).
+  std::vector<ShareFigure> shares;
+  std::string shares_note;
 };
 
 template <class State>

@@ -36,9 +36,9 @@ std::vector<std::uint32_t> strong_components(const GainGraph& g, std::uint32_t& 
   return of;
 }
 
-ActorSet enabled_at(const GainGraph& g, const std::vector<std::uint8_t>& actor, std::uint32_t u) {
+ActorSet enabled_at(const GainGraph& g, std::uint32_t u) {
   ActorSet en;
-  for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) en.set(actor[e]);
+  for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) en.set(g.actor[e]);
   return en;
 }
 
@@ -50,15 +50,18 @@ ActorSet enabled_at(const GainGraph& g, const std::vector<std::uint8_t>& actor, 
 // algorithms", 1999), and where none is negative the queue empties.
 class NegativeCycles {
  public:
-  NegativeCycles(const GainGraph& g, const std::vector<bool>& live, const std::vector<std::uint32_t>& nodes)
-      : g_(g), live_(live), nodes_(nodes), dist_(g.nodes()), parent_(g.nodes()), mark_(g.nodes()),
+  NegativeCycles(const GainGraph& g, const std::vector<bool>& live, const std::vector<std::uint32_t>& nodes,
+                 const std::function<bool()>& cut)
+      : g_(g), live_(live), nodes_(nodes), cut_(cut), dist_(g.nodes()), parent_(g.nodes()), mark_(g.nodes()),
         in_queue_(g.nodes()), src_(g.edges()) {
     for (std::uint32_t u = 0; u < g.nodes(); ++u)
       for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) src_[e] = u;
   }
 
+  bool stopped() const { return stopped_; }
+
   // The edges of a negative cycle of w(e), from its first node back to it;
-  // empty where there is none.
+  // empty where there is none (or where cut() stopped the search).
   template <class W>
   std::vector<std::uint64_t> find(W&& w) {
     std::deque<std::uint32_t> queue;
@@ -83,6 +86,10 @@ class NegativeCycles {
         if (!in_queue_[v]) {
           in_queue_[v] = true;
           queue.push_back(v);
+        }
+        if ((++relaxed_ & 0xfffff) == 0 && cut_ && cut_()) {
+          stopped_ = true;
+          return {};
         }
         if (++since_check >= nodes_.size()) {
           since_check = 0;
@@ -121,6 +128,9 @@ class NegativeCycles {
   const GainGraph& g_;
   const std::vector<bool>& live_;
   const std::vector<std::uint32_t>& nodes_;
+  const std::function<bool()>& cut_;
+  std::uint64_t relaxed_ = 0;
+  bool stopped_ = false;
   std::vector<Wide> dist_;
   std::vector<std::uint64_t> parent_;
   std::vector<std::uint32_t> mark_;
@@ -130,9 +140,10 @@ class NegativeCycles {
 
 }  // namespace
 
-LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>& actor) {
+LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut) {
   if (g.counters != 2) throw std::logic_error("long_run_share: a pair of counters");
-  if (actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
+  if (g.actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
+  const std::vector<std::uint8_t>& actor = g.actor;
   LongRunShare out;
   const std::size_t n = g.nodes();
   if (n == 0) return out;
@@ -147,7 +158,7 @@ LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>&
   for (auto& a : always) a.set();
   for (std::uint32_t u = 0; u < n; ++u) {
     const std::uint32_t c = comp[u];
-    always[c] &= enabled_at(g, actor, u);
+    always[c] &= enabled_at(g, u);
     for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
       if (comp[g.to[e]] == c) {
         has_edge[c] = true;
@@ -168,7 +179,7 @@ LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>&
   }
   if (nodes.empty()) return out;
 
-  NegativeCycles search(g, live, nodes);
+  NegativeCycles search(g, live, nodes, cut);
   const auto gain = [&](std::uint64_t e, int i) { return std::int64_t(g.gain[e * 2 + std::size_t(i)]); };
   for (int i = 0; i < 2; ++i) {
     // The least ratio mine/other, from above: p/q is the best cycle's so
@@ -183,6 +194,11 @@ LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>&
       std::vector<std::uint64_t> cycle = search.find([&](std::uint64_t e) {
         return Wide(q) * gain(e, i) - Wide(p) * gain(e, 1 - i);
       });
+      if (search.stopped()) {
+        out.stopped = true;
+        out.least[0] = out.least[1] = ShareCycle{};
+        return out;
+      }
       if (cycle.empty()) break;
       std::uint64_t mine = 0, other = 0;
       for (std::uint64_t e : cycle) {
@@ -213,7 +229,7 @@ LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>&
     ActorSet en, moved;
     en.set();
     for (std::size_t j = 0; j < from.size(); ++j) {
-      en &= enabled_at(g, actor, from[j]);
+      en &= enabled_at(g, from[j]);
       moved.set(actor[best.edges[j]]);
     }
     best.fair_alone = (en & ~moved).none();

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "explorer/path_gains.hpp"
@@ -38,11 +40,22 @@ struct LongRunShare {
   ShareCycle least[2];
   std::size_t fair_components = 0;  // nontrivial components that admit one
   int rounds = 0;                   // negative-cycle searches run
+  bool stopped = false;             // cut (time limit, Ctrl-C): nothing found is kept
 };
 
-// g has two counters; actor[e] is edge e's actor, and each node's edges are
-// all of its steps (a complete search), so that an actor without an edge
-// at a node is disabled there.
-LongRunShare long_run_share(const GainGraph& g, const std::vector<std::uint8_t>& actor);
+// g has two counters and g.actor; each node's edges are all of its steps
+// (a complete search), so that an actor without an edge at a node is
+// disabled there. cut() is asked now and then; true stops the search.
+LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut = {});
+
+// One process's least long-run share as check reports it: the cycle
+// followed on the model from the start (prefix steps to its entry).
+struct ShareFigure {
+  std::string name, other;  // the process, and the other of the pair
+  bool found = false;       // some weakly fair run serves the other without end
+  std::uint64_t mine = 0, theirs = 0;  // sectors each gets going round the cycle once
+  std::size_t prefix = 0, steps = 0;   // the path to the cycle, and the cycle
+  bool fair_alone = false;
+};
 
 }  // namespace blkmc

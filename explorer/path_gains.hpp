@@ -22,15 +22,17 @@ struct GainGraph {
   std::vector<std::uint32_t> to;
   std::vector<std::uint8_t> gain;      // edge e adds gain[e * counters + i] to counter i
   std::vector<std::uint8_t> reset;     // edge e clears every counter before adding
+  std::vector<std::uint8_t> actor;     // edge e's actor (the long-run share's fairness)
 
   std::size_t nodes() const { return first.size() - 1; }
   std::size_t edges() const { return to.size(); }
   // Node ids are the store's ids: node 0 is the start; a node's edges are
   // added before the next node's.
-  void add_edge(std::uint32_t v, const int* add, bool clears) {
+  void add_edge(std::uint32_t v, const int* add, bool clears, int by = 0) {
     to.push_back(v);
     for (int i = 0; i < counters; ++i) gain.push_back(std::uint8_t(add[i]));
     reset.push_back(clears);
+    actor.push_back(std::uint8_t(by));
   }
   void end_node() { first.push_back(to.size()); }
 };

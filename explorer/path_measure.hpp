@@ -46,12 +46,15 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "explorer/checks.hpp"
 #include "explorer/hash.hpp"
+#include "explorer/long_run_share.hpp"
 #include "explorer/path_gains.hpp"
 #include "model/path_measure.hpp"
 
@@ -86,6 +89,10 @@ struct Lifted {
   // successor indices from the start): the answer where the product stops
   // at a limit before the first such state.
   std::vector<std::uint32_t> witness;
+  // A share measure (PathMeasure::share): each process's least long-run
+  // share, or why there is none.
+  std::vector<ShareFigure> shares;
+  std::string shares_note;
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
@@ -116,13 +123,13 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
     int add[kMaxPathCounters] = {};
     for (std::size_t id = t * kChunk; id < std::min(n, (t + 1) * kChunk); ++id) {
       store.load(std::uint32_t(id), s.b.data());
-      m.for_each_successor(s, [&](const Step&, const State& next) {
+      m.for_each_successor(s, [&](const Step& st, const State& next) {
         std::memcpy(k.b.data(), next.b.data(), used);
         rms[w].key(k);
         const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
         if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
         m.path_counters(l.prop, next, add);
-        g.add_edge(to, add, m.path_reset(l.prop, s, next));
+        g.add_edge(to, add, m.path_reset(l.prop, s, next), st.actor);
       });
       g.end_node();
     }
@@ -138,8 +145,65 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
     g.to.insert(g.to.end(), p.to.begin(), p.to.end());
     g.gain.insert(g.gain.end(), p.gain.begin(), p.gain.end());
     g.reset.insert(g.reset.end(), p.reset.begin(), p.reset.end());
+    g.actor.insert(g.actor.end(), p.actor.begin(), p.actor.end());
   }
   return g;
+}
+
+// Each process's least long-run share (explorer/long_run_share.hpp) on the
+// complete control graph g of a share measure, its cycle followed on the
+// model from the start: every step a step of the model to the next node,
+// and the pair's sectors round it what the graph says (where the counters
+// stay below their cap).
+template <class M>
+void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& l,
+              std::chrono::steady_clock::time_point deadline) {
+  using State = typename M::State;
+  // Fairness is per actor, and symmetry renames the processes, so the
+  // quotient's actors are not the runs' (as for starvation).
+  if (control.reduced().symmetric()) {
+    l.shares_note = "symmetry merged processes; --no-symmetry gives it";
+    return;
+  }
+  for (std::uint8_t x : g.gain)
+    if (x >= g.cap) {
+      l.shares_note = fmt::format("a step's sectors reach wait_cap ({}); a larger one gives it", g.cap);
+      return;
+    }
+  const LongRunShare s = long_run_share(
+      g, [&] { return g_interrupted || std::chrono::steady_clock::now() > deadline; });
+  if (s.stopped) {
+    l.shares_note = g_interrupted ? "interrupted" : "the time limit came first";
+    return;
+  }
+  for (int i = 0; i < 2; ++i) {
+    const ShareCycle& c = s.least[i];
+    ShareFigure f;
+    f.name = l.pm.names[std::size_t(i)];
+    f.other = l.pm.names[std::size_t(1 - i)];
+    f.found = c.found;
+    if (c.found) {
+      f.mine = c.mine;
+      f.theirs = c.other;
+      f.steps = c.edges.size();
+      f.fair_alone = c.fair_alone;
+      std::vector<std::uint32_t> walk{c.entry};
+      std::vector<int> actors;
+      for (std::uint64_t e : c.edges) {
+        walk.push_back(g.to[e]);
+        actors.push_back(g.actor[e]);
+      }
+      const Counterexample<State> cx = control.path_along(walk, walk.size() - 1, actors, &f.prefix);
+      if (cx.steps.size() != f.prefix + f.steps) throw std::logic_error("long_run: the cycle does not follow");
+      int at[kMaxPathCounters] = {}, end[kMaxPathCounters] = {};
+      m.path_counters(l.prop, cx.states[f.prefix], at);
+      m.path_counters(l.prop, cx.states.back(), end);
+      const bool below = end[0] < g.cap && end[1] < g.cap;
+      if (below && (std::uint64_t(end[i] - at[i]) != f.mine || std::uint64_t(end[1 - i] - at[1 - i]) != f.theirs))
+        throw std::logic_error("long_run: the cycle's sectors on the model are not the graph's");
+    }
+    l.shares.push_back(std::move(f));
+  }
 }
 
 // The pruning test of the second search: true where no lifted property can
@@ -332,6 +396,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       m.path_counters(l.prop, m.initial(), start);
       const std::vector<Objective> obj = path_measure::objectives(l.pm.counters);
       l.gains = analyze_gains(g, start, obj, true);
+      if (l.pm.share && complete) path_measure::long_run(m, control, g, l, deadline);
       edges += g.edges();
       cyclic = cyclic || l.gains.cyclic_gain;
       const std::size_t k = std::size_t(l.pm.counters), nodes = g.nodes();
@@ -359,6 +424,25 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
       complete = false;
       r.stop = StopReason::Interrupted;
     }
+    // The long-run shares go with every slot of their property, whatever
+    // the product finds.
+    struct Shares {
+      std::vector<std::size_t> at;
+      std::vector<ShareFigure> figures;
+      std::string note;
+    };
+    std::vector<Shares> shares;
+    for (const Lifted& l : lifted)
+      if (l.pm.share)
+        shares.push_back({l.at, l.shares,
+                          l.shares.empty() && l.shares_note.empty() ? "the search did not finish" : l.shares_note});
+    const auto put_shares = [&](SearchResult<State>& res) {
+      for (const Shares& s : shares)
+        for (std::size_t n : s.at) {
+          res.props[n].shares = s.figures;
+          res.props[n].shares_note = s.note;
+        }
+    };
     const std::string graph_note =
         fmt::format("path measure ({} without {} counter(s): {} states, {} edges{}", pinfo[std::size_t(lifted[0].prop)].name,
                     lifted[0].pm.counters, r.stats.states, edges, cyclic ? ", cycles that add" : "");
@@ -372,6 +456,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
           o.trace.reset();
         }
       r.stats.reduction += "; " + graph_note + ", stopped before the product)";
+      put_shares(r);
       return r;
     }
 
@@ -388,6 +473,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     if (lifted.empty()) {
       r.stats.reduction += "; " + graph_note + "; the start has the maximum)";
       r.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      put_shares(r);
       return r;
     }
 
@@ -462,6 +548,7 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     st.states_per_second = st.seconds > 0 ? double(st.states) / st.seconds : 0;
     st.bytes_per_state = st.states ? double(st.store_bytes) / double(st.states) : 0;
+    put_shares(r);
     return r;
   }
 }

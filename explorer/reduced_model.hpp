@@ -155,6 +155,7 @@ class Reduced {
   const M& base() const { return m_; }
   // Whether a key may differ from its state (abstraction, slicing or symmetry).
   bool keyed() const { return abstract_ || slice_.on() || sym_.on(); }
+  bool symmetric() const { return sym_.on(); }
   // The stored form of s, in place.
   void key(State& s) const {
     if constexpr (HasKeyAbstraction<M>)

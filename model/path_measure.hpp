@@ -15,13 +15,22 @@
 //   int path_value(int prop, const int* g) const;        the measure of counters g
 //   int path_bound(int prop, const int* lo, const int* hi) const;
 //       at least path_value(g) for every lo <= g <= hi (per counter)
+//
+// share: the two counters are two processes' service (names[0], names[1]),
+// counted from the same start. Then check also gives each one's least
+// long-run share of the other's (explorer/long_run_share.hpp).
 #pragma once
+
+#include <array>
+#include <string>
 
 namespace blkmc {
 
 struct PathMeasure {
   int counters = 0;  // 0: the measure is no path measure
   int cap = 255;
+  bool share = false;
+  std::array<std::string, 2> names;
 };
 
 }  // namespace blkmc

@@ -23,7 +23,6 @@ struct Edge {
 
 struct Built {
   GainGraph g;
-  std::vector<std::uint8_t> actor;
 };
 
 // Edges grouped by their node in the order given per node.
@@ -35,8 +34,7 @@ Built build(std::uint32_t n, std::vector<Edge> edges) {
   for (std::uint32_t u = 0; u < n; ++u) {
     for (; j < edges.size() && edges[j].from == u; ++j) {
       const int add[2] = {edges[j].a, edges[j].b};
-      b.g.add_edge(edges[j].to, add, false);
-      b.actor.push_back(std::uint8_t(edges[j].actor));
+      b.g.add_edge(edges[j].to, add, false, edges[j].actor);
     }
     b.g.end_node();
   }
@@ -66,7 +64,7 @@ void check_cycle(const GainGraph& g, const ShareCycle& c, int i) {
 TEST_CASE("long-run share: graphs known by hand") {
   SUBCASE("two steps in turn: 1 for 2, and 2 for 1") {
     const Built b = build(2, {{0, 1, 1, 0, 0}, {1, 0, 0, 2, 1}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     CHECK(s.fair_components == 1);
     REQUIRE(s.least[0].found);
     CHECK(s.least[0].mine == 1);
@@ -80,7 +78,7 @@ TEST_CASE("long-run share: graphs known by hand") {
   SUBCASE("two cycles through a hub: each counter's worst is a different cycle") {
     // 0 -> 1 -> 0 gives 1 : 3; 0 -> 2 -> 0 gives 4 : 2.
     const Built b = build(3, {{0, 1, 1, 0, 0}, {1, 0, 0, 3, 1}, {0, 2, 2, 0, 0}, {2, 0, 2, 2, 1}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     REQUIRE(s.least[0].found);
     CHECK(s.least[0].mine * 3 == s.least[0].other * 1);
     CHECK(s.least[0].entry == 0);
@@ -91,7 +89,7 @@ TEST_CASE("long-run share: graphs known by hand") {
   }
   SUBCASE("a cycle where only the other gains: a share of 0") {
     const Built b = build(2, {{0, 1, 1, 1, 0}, {1, 0, 0, 1, 1}, {1, 1, 0, 1, 1}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     REQUIRE(s.least[0].found);
     CHECK(s.least[0].mine == 0);
     CHECK(s.least[0].other == 1);
@@ -104,7 +102,7 @@ TEST_CASE("long-run share: graphs known by hand") {
     // always leaves for node 3, whose self-loop gains nothing.
     const Built b =
         build(4, {{0, 1, 0, 0, 0}, {1, 2, 0, 1, 1}, {2, 1, 0, 0, 1}, {1, 3, 0, 0, 0}, {2, 3, 0, 0, 0}, {3, 3, 0, 0, 1}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     CHECK(s.fair_components == 1);  // node 3's loop
     CHECK_FALSE(s.least[0].found);
     CHECK_FALSE(s.least[1].found);
@@ -117,7 +115,7 @@ TEST_CASE("long-run share: graphs known by hand") {
                               {0, 2, 0, 0, 1},
                               {1, 2, 0, 0, 1},
                               {2, 0, 0, 1, 1}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     REQUIRE(s.least[1].found);
     CHECK(s.least[1].mine == 0);  // 0 -> 1 -> 0: the second counter gets nothing, the first 2
     CHECK(s.least[1].other == 2);
@@ -126,7 +124,7 @@ TEST_CASE("long-run share: graphs known by hand") {
   }
   SUBCASE("no service on any cycle") {
     const Built b = build(2, {{0, 1, 1, 1, 0}, {1, 1, 0, 0, 0}});
-    const LongRunShare s = long_run_share(b.g, b.actor);
+    const LongRunShare s = long_run_share(b.g);
     CHECK_FALSE(s.least[0].found);
     CHECK_FALSE(s.least[1].found);
   }
@@ -205,7 +203,7 @@ TEST_CASE("long-run share: the least over every simple cycle, on random graphs")
         const Built b = build(n, edges);
         std::vector<Edge> sorted = edges;
         std::stable_sort(sorted.begin(), sorted.end(), [](const Edge& x, const Edge& y) { return x.from < y.from; });
-        const LongRunShare s = long_run_share(b.g, b.actor);
+        const LongRunShare s = long_run_share(b.g);
         for (int i = 0; i < 2; ++i) {
           const auto [found, bm, bo] = brute_least(n, sorted, i);
           const ShareCycle& c = s.least[i];

@@ -350,5 +350,62 @@ TEST_CASE("path measure: a known maximum past a limit comes with a path to it") 
   }
 }
 
+// fair-ratio's long-run share (explorer/long_run_share.hpp) on a cyclic
+// pair: each side's cycle followed on the model (long_run throws where it
+// does not follow), the same on one thread and two, and refused with a
+// reason where symmetry renames processes.
+TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
+  const int pair = add_workload("share-pair.wl",
+                                "device depth=1 slot=1 spindles=1\n"
+                                "proc a dir=R sync=1 cyclic=1 reqs=0,8\n"
+                                "proc b dir=R sync=1 cyclic=1 reqs=100\n"
+                                "fair a b\n",
+                                "share-pair.wl");
+  const int twins = add_workload("share-twins.wl",
+                                 "device depth=1 slot=1 spindles=1\n"
+                                 "proc a dir=R sync=1 cyclic=1 reqs=0\n"
+                                 "proc b dir=R sync=1 cyclic=1 reqs=100\n"
+                                 "proc c dir=R sync=1 cyclic=1 reqs=200\n"
+                                 "proc d dir=R sync=1 cyclic=1 reqs=200\n"
+                                 "fair a b\n",
+                                 "share-twins.wl");
+  const auto run = [](int wl, unsigned threads) {
+    Params p;
+    for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+    p["workload"] = wl;
+    const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
+    SearchOptions opt;
+    opt.progress = false;
+    opt.props = {kSchedFairRatio};
+    opt.reduce = ReduceOptions::all();
+    opt.threads = threads;
+    return explore(m, opt);
+  };
+  const auto one = run(pair, 1), two = run(pair, 2);
+  const auto& shares = one.props[0].shares;
+  CHECK(one.props[0].shares_note.empty());
+  REQUIRE(shares.size() == 2);
+  CHECK(shares[0].name == "a");
+  CHECK(shares[0].other == "b");
+  CHECK(shares[1].name == "b");
+  for (const ShareFigure& f : shares) {
+    REQUIRE(f.found);
+    CHECK(f.theirs > 0);
+    CHECK(f.steps > 0);
+    // The two are served in turn at best: neither share is above 1 by both sides.
+  }
+  CHECK(shares[0].mine * shares[1].mine <= shares[0].theirs * shares[1].theirs);
+  REQUIRE(two.props[0].shares.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(two.props[0].shares[i].mine == shares[i].mine);
+    CHECK(two.props[0].shares[i].theirs == shares[i].theirs);
+    CHECK(two.props[0].shares[i].prefix == shares[i].prefix);
+    CHECK(two.props[0].shares[i].steps == shares[i].steps);
+  }
+  const auto sym = run(twins, 1);
+  CHECK(sym.props[0].shares.empty());
+  CHECK(sym.props[0].shares_note.find("symmetry") != std::string::npos);
+}
+
 }  // namespace path_measure_test
 }  // namespace blkmc::testing

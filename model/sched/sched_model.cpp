@@ -405,12 +405,23 @@ PathMeasure SchedModel<Sched>::path_measure(int prop) const {
   switch (prop) {
     case MaxWait:
     case MaxWaitTicks:
-    case MaxExpiredWait:
-      return {1, wait_cap_};
-    case FairRatio:
-      return {wl_.has_fair() ? 2 : 0, wait_cap_};
+    case MaxExpiredWait: {
+      PathMeasure pm;
+      pm.counters = 1;
+      pm.cap = wait_cap_;
+      return pm;
+    }
+    case FairRatio: {
+      PathMeasure pm;
+      if (!wl_.has_fair()) return pm;
+      pm.counters = 2;
+      pm.cap = wait_cap_;
+      pm.share = true;
+      for (std::size_t i = 0; i < 2; ++i) pm.names[i] = wl_.procs[std::size_t(wl_.fair[i])].name;
+      return pm;
+    }
     default:
-      return {};
+      return PathMeasure();
   }
 }
 
