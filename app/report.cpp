@@ -107,9 +107,11 @@ std::string share_text(const ShareFigure& f) {
   const std::string where =
       fmt::format("a {}-step cycle {} steps in, {}", f.steps, f.prefix,
                   f.fair_alone ? "weakly fair by itself" : "weakly fair only with detours taken ever more rarely");
-  if (f.mine == 0) return fmt::format("{} can get nothing while {} gets {} sector(s) a round: {}", f.name, f.other, f.theirs, where);
-  return fmt::format("{} gets at least {} sector(s) per {} of {}'s ({:.2f}): {}", f.name, f.mine, f.theirs, f.other,
-                     double(f.mine) / double(f.theirs), where);
+  if (f.mine == 0)
+    return fmt::format("{} can be served nothing while {} is served {} sector(s) a round: {}", f.name, f.other,
+                       f.theirs, where);
+  return fmt::format("{} is served at least {} sector(s) for every {} of {}'s ({:.2f}): {}", f.name, f.mine, f.theirs,
+                     f.other, double(f.mine) / double(f.theirs), where);
 }
 
 // Bytes per state mean something once the store's first allocation (its

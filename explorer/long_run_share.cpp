@@ -141,7 +141,7 @@ class NegativeCycles {
 }  // namespace
 
 LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut) {
-  if (g.counters != 2) throw std::logic_error("long_run_share: a pair of counters");
+  if (g.served.size() != 2 * g.edges()) throw std::logic_error("long_run_share: two served counts per edge");
   if (g.actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
   const std::vector<std::uint8_t>& actor = g.actor;
   LongRunShare out;
@@ -170,30 +170,70 @@ LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut
     fair[c] = has_edge[c] && (always[c] & ~inside[c]).none();
     out.fair_components += fair[c];
   }
+  if (out.fair_components == 0) return out;
+
+  const auto gain = [&](std::uint64_t e, int i) { return std::int64_t(g.served[e * 2 + std::size_t(i)]); };
   std::vector<bool> live(g.edges(), false);
   std::vector<std::uint32_t> nodes;
-  for (std::uint32_t u = 0; u < n; ++u) {
-    if (!fair[comp[u]]) continue;
-    nodes.push_back(u);
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) live[e] = comp[g.to[e]] == comp[u];
-  }
-  if (nodes.empty()) return out;
-
-  NegativeCycles search(g, live, nodes, cut);
-  const auto gain = [&](std::uint64_t e, int i) { return std::int64_t(g.gain[e * 2 + std::size_t(i)]); };
+  std::vector<std::uint32_t> seen(n, kNone), queue;
+  std::vector<std::uint64_t> via(n, kNoEdge);
   for (int i = 0; i < 2; ++i) {
-    // The least ratio mine/other, from above: p/q is the best cycle's so
-    // far (1/0 before the first), and a cycle with q*mine - p*other < 0
-    // is strictly below it. Each round finds one or proves there is none;
-    // the ratios of simple cycles are finitely many, so it ends, and 0 (a
-    // cycle where only the other gains) cannot be beaten.
+    // Only fair components where the other is served somewhere hold a
+    // cycle with a ratio: the search runs on them alone.
+    std::vector<bool> serves(count, false);
+    for (std::uint32_t u = 0; u < n; ++u)
+      if (fair[comp[u]])
+        for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+          if (comp[g.to[e]] == comp[u] && gain(e, 1 - i) > 0) serves[comp[u]] = true;
+    nodes.clear();
+    std::fill(live.begin(), live.end(), false);
+    std::uint64_t first = kNoEdge;
+    for (std::uint32_t u = 0; u < n; ++u) {
+      if (!serves[comp[u]]) continue;
+      nodes.push_back(u);
+      for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+        live[e] = comp[g.to[e]] == comp[u];
+        if (live[e] && first == kNoEdge && gain(e, 1 - i) > 0) first = e;
+      }
+    }
+    if (nodes.empty()) continue;
     ShareCycle& best = out.least[i];
+    // A first cycle through the first edge that serves the other: that
+    // edge, then a shortest way back inside its component.
+    std::vector<std::uint64_t> cycle;
+    {
+      const std::uint32_t from = std::uint32_t(std::upper_bound(g.first.begin(), g.first.end(), first) - g.first.begin() - 1);
+      queue.assign(1, g.to[first]);
+      seen[g.to[first]] = std::uint32_t(i);
+      for (std::size_t h = 0; h < queue.size() && seen[from] != std::uint32_t(i); ++h) {
+        const std::uint32_t u = queue[h];
+        for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+          if (live[e] && seen[g.to[e]] != std::uint32_t(i)) {
+            seen[g.to[e]] = std::uint32_t(i);
+            via[g.to[e]] = e;
+            queue.push_back(g.to[e]);
+          }
+      }
+      for (std::uint32_t v = from; v != g.to[first];) {
+        cycle.push_back(via[v]);
+        v = std::uint32_t(std::upper_bound(g.first.begin(), g.first.end(), via[v]) - g.first.begin() - 1);
+      }
+      cycle.push_back(first);
+      std::reverse(cycle.begin(), cycle.end());  // first, then the way back
+    }
+    // The least ratio mine/other, from above: p/q is the best cycle's so
+    // far, and a cycle with q*mine - p*other < 0 is strictly below it.
+    // Each round finds one or proves there is none; the ratios of simple
+    // cycles are finitely many, so it ends, and 0 (a cycle where only the
+    // other is served) cannot be beaten.
+    NegativeCycles search(g, live, nodes, cut);
     std::int64_t p = 1, q = 0;
-    for (;;) {
-      ++out.rounds;
-      std::vector<std::uint64_t> cycle = search.find([&](std::uint64_t e) {
-        return Wide(q) * gain(e, i) - Wide(p) * gain(e, 1 - i);
-      });
+    for (bool have = true;;) {
+      if (!have) {
+        ++out.rounds;
+        cycle = search.find([&](std::uint64_t e) { return Wide(q) * gain(e, i) - Wide(p) * gain(e, 1 - i); });
+      }
+      have = false;
       if (search.stopped()) {
         out.stopped = true;
         out.least[0] = out.least[1] = ShareCycle{};

@@ -1,6 +1,6 @@
 // The long-run share of a pair's service on a control graph
-// (explorer/path_gains.hpp, two counters): on a run that goes on forever,
-// how little can one counter gain for each unit the other gains?
+// (explorer/path_gains.hpp, its `served` counts): on a run that goes on
+// forever, how little can one process be served for each sector the other is?
 //
 // fair-ratio asks the most the pair's cumulative service ever differs; on
 // a cyclic workload that comes from the start-up. A simulation measures a
@@ -27,15 +27,15 @@ namespace blkmc {
 
 struct ShareCycle {
   bool found = false;      // a cycle on which the other counter gains, in a fair component
-  std::uint64_t mine = 0;  // what this counter gains going round once
-  std::uint64_t other = 0;  // what the other gains (> 0 where found)
+  std::uint64_t mine = 0;  // what this one is served going round once
+  std::uint64_t other = 0;  // what the other is (> 0 where found)
   std::uint32_t entry = 0;  // the cycle's first node
   std::vector<std::uint64_t> edges;  // its edges in order (indices into g.to), entry back to entry
   bool fair_alone = false;  // weakly fair by itself: each actor enabled all along it steps in it
 };
 
 struct LongRunShare {
-  // least[i]: the cycle with the least gain of counter i per gain of the
+  // least[i]: the cycle that serves process i least per sector of the
   // other, among the cycles of components that admit a weakly fair run.
   ShareCycle least[2];
   std::size_t fair_components = 0;  // nontrivial components that admit one
@@ -43,7 +43,7 @@ struct LongRunShare {
   bool stopped = false;             // cut (time limit, Ctrl-C): nothing found is kept
 };
 
-// g has two counters and g.actor; each node's edges are all of its steps
+// g has g.served and g.actor; each node's edges are all of its steps
 // (a complete search), so that an actor without an edge at a node is
 // disabled there. cut() is asked now and then; true stops the search.
 LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut = {});

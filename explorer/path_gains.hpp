@@ -23,16 +23,21 @@ struct GainGraph {
   std::vector<std::uint8_t> gain;      // edge e adds gain[e * counters + i] to counter i
   std::vector<std::uint8_t> reset;     // edge e clears every counter before adding
   std::vector<std::uint8_t> actor;     // edge e's actor (the long-run share's fairness)
+  // A share measure's (PathMeasure::share): edge e serves each of the pair
+  // served[e * 2 + i] sectors (explorer/long_run_share.hpp).
+  std::vector<std::uint8_t> served;
 
   std::size_t nodes() const { return first.size() - 1; }
   std::size_t edges() const { return to.size(); }
   // Node ids are the store's ids: node 0 is the start; a node's edges are
   // added before the next node's.
-  void add_edge(std::uint32_t v, const int* add, bool clears, int by = 0) {
+  void add_edge(std::uint32_t v, const int* add, bool clears, int by = 0, const int* serves = nullptr) {
     to.push_back(v);
     for (int i = 0; i < counters; ++i) gain.push_back(std::uint8_t(add[i]));
     reset.push_back(clears);
     actor.push_back(std::uint8_t(by));
+    if (serves)
+      for (int i = 0; i < 2; ++i) served.push_back(std::uint8_t(serves[i] < 255 ? serves[i] : 255));
   }
   void end_node() { first.push_back(to.size()); }
 };

@@ -69,6 +69,9 @@ concept HasPathMeasure = requires(const M& m, const typename M::State& s, int* g
   { m.path_bound(0, c, c) } -> std::convertible_to<int>;
 };
 
+template <class M>
+concept HasShareServed = requires(const M& m, const typename M::State& s, int* g) { m.share_served(0, s, s, g); };
+
 namespace path_measure {
 
 struct Lifted {
@@ -93,6 +96,7 @@ struct Lifted {
   // share, or why there is none.
   std::vector<ShareFigure> shares;
   std::string shares_note;
+  std::string shares_stats;  // for the reduction line: its components, rounds and time
 };
 
 // The control graph of l.prop: each stored key (its counters cleared)
@@ -129,7 +133,10 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
         const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
         if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
         m.path_counters(l.prop, next, add);
-        g.add_edge(to, add, m.path_reset(l.prop, s, next), st.actor);
+        int serves[2] = {};
+        if constexpr (HasShareServed<M>)
+          if (l.pm.share) m.share_served(l.prop, s, next, serves);
+        g.add_edge(to, add, m.path_reset(l.prop, s, next), st.actor, l.pm.share ? serves : nullptr);
       });
       g.end_node();
     }
@@ -146,6 +153,7 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
     g.gain.insert(g.gain.end(), p.gain.begin(), p.gain.end());
     g.reset.insert(g.reset.end(), p.reset.begin(), p.reset.end());
     g.actor.insert(g.actor.end(), p.actor.begin(), p.actor.end());
+    g.served.insert(g.served.end(), p.served.begin(), p.served.end());
   }
   return g;
 }
@@ -165,13 +173,21 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
     l.shares_note = "symmetry merged processes; --no-symmetry gives it";
     return;
   }
-  for (std::uint8_t x : g.gain)
-    if (x >= g.cap) {
-      l.shares_note = fmt::format("a step's sectors reach wait_cap ({}); a larger one gives it", g.cap);
+  if constexpr (!HasShareServed<M>) {
+    l.shares_note = "the model does not say what each is served";
+    return;
+  }
+  for (std::uint8_t x : g.served)
+    if (x == 255) {
+      l.shares_note = "a step serves 255 sectors or more";
       return;
     }
+  const auto began = std::chrono::steady_clock::now();
   const LongRunShare s = long_run_share(
       g, [&] { return g_interrupted || std::chrono::steady_clock::now() > deadline; });
+  l.shares_stats = fmt::format(
+      "long-run share: {} weakly fair component(s), {} round(s), {:.1f} s", s.fair_components, s.rounds,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   if (s.stopped) {
     l.shares_note = g_interrupted ? "interrupted" : "the time limit came first";
     return;
@@ -195,11 +211,14 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
       }
       const Counterexample<State> cx = control.path_along(walk, walk.size() - 1, actors, &f.prefix);
       if (cx.steps.size() != f.prefix + f.steps) throw std::logic_error("long_run: the cycle does not follow");
-      int at[kMaxPathCounters] = {}, end[kMaxPathCounters] = {};
-      m.path_counters(l.prop, cx.states[f.prefix], at);
-      m.path_counters(l.prop, cx.states.back(), end);
-      const bool below = end[0] < g.cap && end[1] < g.cap;
-      if (below && (std::uint64_t(end[i] - at[i]) != f.mine || std::uint64_t(end[1 - i] - at[1 - i]) != f.theirs))
+      std::uint64_t sum[2] = {};
+      for (std::size_t k = f.prefix; k < cx.steps.size(); ++k) {
+        int on[2] = {};
+        if constexpr (HasShareServed<M>) m.share_served(l.prop, cx.states[k], cx.states[k + 1], on);
+        sum[0] += std::uint64_t(on[0]);
+        sum[1] += std::uint64_t(on[1]);
+      }
+      if (sum[i] != f.mine || sum[1 - i] != f.theirs)
         throw std::logic_error("long_run: the cycle's sectors on the model are not the graph's");
     }
     l.shares.push_back(std::move(f));
@@ -443,9 +462,12 @@ std::optional<SearchResult<typename M::State>> explore_path_measures(const M& m,
           res.props[n].shares_note = s.note;
         }
     };
+    std::string share_stats;
+    for (const Lifted& l : lifted)
+      if (!l.shares_stats.empty()) share_stats += "; " + l.shares_stats;
     const std::string graph_note =
-        fmt::format("path measure ({} without {} counter(s): {} states, {} edges{}", pinfo[std::size_t(lifted[0].prop)].name,
-                    lifted[0].pm.counters, r.stats.states, edges, cyclic ? ", cycles that add" : "");
+        fmt::format("path measure ({} without {} counter(s): {} states, {} edges{}{}", pinfo[std::size_t(lifted[0].prop)].name,
+                    lifted[0].pm.counters, r.stats.states, edges, cyclic ? ", cycles that add" : "", share_stats);
     if (!complete) {
       // What the part searched shows: a value some path reaches.
       for (const Lifted& l : lifted)

@@ -16,9 +16,12 @@
 //   int path_bound(int prop, const int* lo, const int* hi) const;
 //       at least path_value(g) for every lo <= g <= hi (per counter)
 //
-// share: the two counters are two processes' service (names[0], names[1]),
-// counted from the same start. Then check also gives each one's least
-// long-run share of the other's (explorer/long_run_share.hpp).
+// share: the measure compares two processes' service (names[0], names[1]).
+// check then also gives each one's least long-run share of the other's
+// (explorer/long_run_share.hpp), over what the model's
+//   void share_served(int prop, const State& before, const State& after, int* g) const;
+// says each is served on a step (every sector, wanted by the other or not:
+// the throughput a long simulation measures).
 #pragma once
 
 #include <array>

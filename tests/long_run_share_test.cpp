@@ -34,7 +34,7 @@ Built build(std::uint32_t n, std::vector<Edge> edges) {
   for (std::uint32_t u = 0; u < n; ++u) {
     for (; j < edges.size() && edges[j].from == u; ++j) {
       const int add[2] = {edges[j].a, edges[j].b};
-      b.g.add_edge(edges[j].to, add, false, edges[j].actor);
+      b.g.add_edge(edges[j].to, add, false, edges[j].actor, add);
     }
     b.g.end_node();
   }
@@ -53,8 +53,8 @@ void check_cycle(const GainGraph& g, const ShareCycle& c, int i) {
   for (std::uint64_t e : c.edges) {
     REQUIRE(from_of(g, e) == at);
     at = g.to[e];
-    mine += g.gain[e * 2 + std::size_t(i)];
-    other += g.gain[e * 2 + std::size_t(1 - i)];
+    mine += g.served[e * 2 + std::size_t(i)];
+    other += g.served[e * 2 + std::size_t(1 - i)];
   }
   CHECK(at == c.entry);
   CHECK(mine == c.mine);
@@ -215,8 +215,8 @@ TEST_CASE("long-run share: the least over every simple cycle, on random graphs")
           for (std::uint64_t e : c.edges) {
             RC_ASSERT(from_of(b.g, e) == at);
             at = b.g.to[e];
-            mine += b.g.gain[e * 2 + std::size_t(i)];
-            other += b.g.gain[e * 2 + std::size_t(1 - i)];
+            mine += b.g.served[e * 2 + std::size_t(i)];
+            other += b.g.served[e * 2 + std::size_t(1 - i)];
           }
           RC_ASSERT(at == c.entry);
           RC_ASSERT(mine == c.mine);

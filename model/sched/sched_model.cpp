@@ -446,6 +446,20 @@ bool SchedModel<Sched>::path_reset(int prop, const State& before, const State& a
   return rq_.status(before, wl_.track) == St::Idle && rq_.status(after, wl_.track) != St::Idle;
 }
 
+// The fair pair's sectors that leave the scheduler on this step (a
+// dispatch: to the driver, or parked on hctx->dispatch), as fair_svc counts
+// them but whether or not the other waits. Over a cycle every request
+// dispatched is completed too, so this is the share of completions.
+template <class Sched>
+void SchedModel<Sched>::share_served(int prop, const State& before, const State& after, int* g) const {
+  g[0] = g[1] = 0;
+  if (prop != FairRatio || !wl_.has_fair()) return;
+  for (int r = 0; r < rq_.size(); ++r)
+    if (rq_.queued(before, r) && !rq_.queued(after, r))
+      for (int i = 0; i < 2; ++i)
+        if (rq_.info(r).proc == wl_.fair[i]) g[i] += rq_.info(r).size;
+}
+
 template <class Sched>
 int SchedModel<Sched>::path_value(int prop, const int* g) const {
   if (prop != FairRatio) return g[0];

@@ -160,6 +160,7 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   PathMeasure path_measure(int prop) const;
   void path_counters(int prop, const State& s, int* g) const;
   bool path_reset(int prop, const State& before, const State& after) const;
+  void share_served(int prop, const State& before, const State& after, int* g) const;
   int path_value(int prop, const int* g) const;
   int path_bound(int prop, const int* lo, const int* hi) const;
   // Symmetry (explorer/symmetry.hpp) over the block "proc": processes are
