@@ -63,7 +63,7 @@ std::string prop_file_name(std::string prop) {
 
 int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::string& trace_out,
                      bool as_json, const std::vector<std::pair<std::string, nlohmann::json>>& extra) {
-  int changed = 0, regressions = 0, values_changed = 0, undecided = 0;
+  int changed = 0, regressions = 0, values_changed = 0, undecided = 0, shares_changed = 0;
   nlohmann::json rows = nlohmann::json::array();
   if (!as_json)
     std::cout << fmt::format("{} ({}): {} -> {}\n  {:<22} {:<11} {:<11}\n", a.model,
@@ -127,6 +127,27 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
     if (!as_json)
       std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", pa.name, cell(pa), cell(pb), mark,
                                note);
+    // A share measure's long-run lines (fair-ratio), process by process.
+    for (std::size_t k = 0; k < pa.shares.size() && k < pb.shares.size(); ++k) {
+      const ShareFigure &fa = pa.shares[k], &fb = pb.shares[k];
+      const auto share = [](const ShareFigure& f) {
+        return f.found ? fmt::format("{:.2f}", double(f.mine) / double(f.theirs)) : std::string("none");
+      };
+      const auto sectors = [](const ShareFigure& f) {
+        return f.found ? fmt::format("{}:{}", f.mine, f.theirs) : std::string("none");
+      };
+      const bool moved = fa.found != fb.found || (fa.found && fa.mine * fb.theirs != fb.mine * fa.theirs);
+      shares_changed += moved;
+      rows.back()["long_run"].push_back({{"process", fa.name},
+                                         {"before", fa.found ? nlohmann::json(double(fa.mine) / double(fa.theirs)) : nlohmann::json()},
+                                         {"after", fb.found ? nlohmann::json(double(fb.mine) / double(fb.theirs)) : nlohmann::json()},
+                                         {"changed", moved}});
+      if (!as_json)
+        std::cout << fmt::format("  {:<22} {:<11} {:<11} {}\n", "  long run: " + fa.name, share(fa), share(fb),
+                                 moved ? fmt::format("CHANGED ({} -> {} sectors against {})", sectors(fa),
+                                                     sectors(fb), fa.other)
+                                       : "");
+    }
   }
   if (as_json) {
     nlohmann::json j{{"model", a.model},
@@ -136,14 +157,16 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
                      {"properties", rows},
                      {"changed", changed},
                      {"values_changed", values_changed},
+                     {"long_run_changed", shares_changed},
                      {"regressions", regressions},
                      {"undecided", undecided}};
     for (const auto& [k, v] : extra) j[k] = v;
     std::cout << j.dump(2) << '\n';
   } else {
     std::cout << fmt::format(
-        "  {} verdict(s) changed{}{} ({} states before, {} after)\n", changed,
+        "  {} verdict(s) changed{}{}{} ({} states before, {} after)\n", changed,
         values_changed ? fmt::format(", {} maximum(s) changed", values_changed) : std::string(),
+        shares_changed ? fmt::format(", {} long-run share(s) changed", shares_changed) : std::string(),
         undecided ? fmt::format(", {} undecided (a search stopped at a limit)", undecided) : std::string(),
         a.stats.states, b.stats.states);
     for (const auto& [k, v] : extra)

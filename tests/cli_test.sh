@@ -114,6 +114,15 @@ expect 0 "compare fix" -- "$B" compare tags --before null-check --after refcount
 contains "$T/out" "FIXED" "compare marks the fix"
 expect 1 "compare regression" -- "$B" compare tags --before refcount --after null-check
 contains "$T/out" "REGRESSION" "compare marks the regression"
+# fair-ratio's long-run share: a line per process of the pair in check and
+# compare, and under --json.
+W1="$SRC/bench/workloads/deep-stale-1.wl"
+expect 0 "long run in check" -- "$B" check cfq -v deep-fix-v2 -p workload="$W1" -p clock=1 --prop fair-ratio --bfs -q
+contains "$T/out" "long run: early is served at least 5 sector(s) for every 5 of late0's (1.00)" "long run in check"
+expect 0 "long run in json" -- "$B" check cfq -v deep-fix-v2 -p workload="$W1" -p clock=1 --prop fair-ratio --bfs -q --json
+contains "$T/out" '"long_run"' "long run in json"
+expect 0 "long run in compare" -- "$B" compare cfq --before 3.1-rc5 --after deep-fix-v2 -p workload="$W1" -p clock=1 --prop fair-ratio
+contains "$T/out" "long run: late0" "compare lists the long run"
 # A search stopped at a limit decides nothing: not FIXED, exit 3.
 expect 3 "compare with a limit" -- "$B" compare tags --before null-check --after refcount --max-states 20
 contains "$T/out" "UNDECIDED" "compare marks what a limit left open"
