@@ -161,8 +161,8 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
 // Each process's least long-run share (explorer/long_run_share.hpp) on the
 // complete control graph g of a share measure, its cycle followed on the
 // model from the start: every step a step of the model to the next node,
-// and the pair's sectors round it what the graph says (where the counters
-// stay below their cap).
+// and the sectors each is served round it, counted again on those states,
+// what the graph says.
 template <class M>
 void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& l,
               std::chrono::steady_clock::time_point deadline) {
