@@ -87,8 +87,9 @@ std::string census_text(const Census& c) {
 std::string prop_result_text(const CheckOutcome::Prop& p) {
   const std::string steps = p.trace ? fmt::format("{} steps", p.trace->steps.size()) : "";
   if (p.value && !p.bound) {  // a maximize property without a bound
-    if (p.value_exact) return fmt::format("max = {} (trace {})", *p.value, steps);
-    return fmt::format("max at least {} (search incomplete; trace {})", *p.value, steps);
+    const std::string trace = p.trace ? "trace " + steps : "no trace";
+    if (p.value_exact) return fmt::format("max = {} ({})", *p.value, trace);
+    return fmt::format("max at least {} (search incomplete; {})", *p.value, trace);
   }
   std::string out = to_string(p.verdict);
   if (p.value && p.bound) {
@@ -199,7 +200,8 @@ std::string search_difference(const CheckOutcome& a, const CheckOutcome& b) {
       return fmt::format("{}: another trace", x.name);
     const auto share_key = [](const CheckOutcome::Prop& q) {
       std::string k = q.shares_note;
-      for (const ShareFigure& f : q.shares) k += fmt::format("|{} {} {} {} {} {}", f.found, f.mine, f.theirs, f.prefix, f.steps, f.fair_alone);
+      for (const ShareFigure& f : q.shares)
+        k += fmt::format("|{} {} {} {} {} {}", f.found, f.mine, f.theirs, f.prefix, f.steps, f.fair_alone);
       return k;
     };
     if (share_key(x) != share_key(y)) return fmt::format("{}: another long-run share", x.name);
