@@ -28,7 +28,10 @@ std::vector<std::uint32_t> strong_components(const GainGraph& g, std::uint32_t& 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   edges.reserve(g.edges());
   for (std::uint32_t u = 0; u < n; ++u)
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) edges.emplace_back(u, g.to[e]);
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+      if (g.to[e] >= n) throw std::logic_error("long_run_share: an edge to no node");
+      edges.emplace_back(u, g.to[e]);
+    }
   const Graph csr(boost::edges_are_sorted, edges.begin(), edges.end(), std::uint32_t(n));
   std::vector<std::uint32_t> of(n);
   count = std::uint32_t(

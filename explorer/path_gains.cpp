@@ -30,8 +30,10 @@ Components components(const GainGraph& g, bool without_resets) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   edges.reserve(g.edges());
   for (std::uint32_t u = 0; u < n; ++u)
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
+    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+      if (g.to[e] >= n) throw std::logic_error("analyze_gains: an edge to no node");
       if (!(without_resets && g.reset[e])) edges.emplace_back(u, g.to[e]);
+    }
   const Graph csr(boost::edges_are_sorted, edges.begin(), edges.end(), std::uint32_t(n));
   Components c;
   c.of.resize(n);

@@ -131,7 +131,9 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
         std::memcpy(k.b.data(), next.b.data(), used);
         rms[w].key(k);
         const std::uint32_t to = store.lookup(k.b.data(), hash_padded(k.b.data(), m.state_bytes()));
-        if (to == StateStore::kNone) return;  // beyond where a limit stopped the search
+        // Beyond where a limit stopped the search: not stored, or stored by
+        // a worker in the level the limit cut short, past the states counted.
+        if (to == StateStore::kNone || to >= n) return;
         m.path_counters(l.prop, next, add);
         int serves[2] = {};
         if constexpr (HasShareServed<M>)

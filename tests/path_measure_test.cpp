@@ -407,5 +407,27 @@ TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
   CHECK(sym.props[0].shares_note.find("symmetry") != std::string::npos);
 }
 
+// A state limit that stops the control search on two workers mid-level:
+// the store may hold successors past the states counted, and the gain pass
+// leaves them out, as it does states never stored; the run ends at the
+// limit with the value some path reaches.
+TEST_CASE("path measure: a state limit on two threads stops cleanly") {
+  Params p;
+  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = shipped("stream-write");
+  const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
+  for (const std::uint64_t limit : {50u, 5000u, 70000u}) {
+    SearchOptions opt;
+    opt.progress = false;
+    opt.props = {kSchedMaxWait};
+    opt.reduce = ReduceOptions::all();
+    opt.threads = 2;
+    opt.limits.max_states = limit;
+    const auto r = explore(m, opt);
+    CHECK(r.stop == StopReason::MaxStates);
+    CHECK_FALSE(r.props[0].value_exact);
+  }
+}
+
 }  // namespace path_measure_test
 }  // namespace blkmc::testing
