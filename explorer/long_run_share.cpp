@@ -1,14 +1,13 @@
 #include "explorer/long_run_share.hpp"
 
+#include "explorer/gain_components.hpp"
+
 #include <algorithm>
 #include <bitset>
 #include <deque>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
-
-#include <boost/graph/compressed_sparse_row_graph.hpp>
-#include <boost/graph/strong_components.hpp>
 
 namespace blkmc {
 
@@ -20,24 +19,6 @@ constexpr std::uint64_t kNoEdge = ~std::uint64_t(0);
 // Distances: a cycle's weights are q * mine - p * other with p, q up to
 // what a cycle gains, summed along paths of up to every node.
 __extension__ typedef __int128 Wide;
-
-std::vector<std::uint32_t> strong_components(const GainGraph& g, std::uint32_t& count) {
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
-                                                   boost::no_property, std::uint32_t, std::uint32_t>;
-  const std::size_t n = g.nodes();
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  edges.reserve(g.edges());
-  for (std::uint32_t u = 0; u < n; ++u)
-    for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
-      if (g.to[e] >= n) throw std::logic_error("long_run_share: an edge to no node");
-      edges.emplace_back(u, g.to[e]);
-    }
-  const Graph csr(boost::edges_are_sorted, edges.begin(), edges.end(), std::uint32_t(n));
-  std::vector<std::uint32_t> of(n);
-  count = std::uint32_t(
-      boost::strong_components(csr, boost::make_iterator_property_map(of.begin(), boost::get(boost::vertex_index, csr))));
-  return of;
-}
 
 ActorSet enabled_at(const GainGraph& g, std::uint32_t u) {
   ActorSet en;
@@ -154,8 +135,9 @@ LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut
   // Components that admit a weakly fair run: every actor enabled at all of
   // their nodes has an edge inside (explorer/starvation.cpp says why that is
   // exact); a component without an edge inside holds no cycle.
-  std::uint32_t count = 0;
-  const std::vector<std::uint32_t> comp = strong_components(g, count);
+  const Components cc = components(g, false);
+  const std::uint32_t count = cc.count;
+  const std::vector<std::uint32_t>& comp = cc.of;
   std::vector<ActorSet> always(count), inside(count);
   std::vector<bool> has_edge(count, false);
   for (auto& a : always) a.set();
