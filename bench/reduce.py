@@ -21,7 +21,7 @@ one core (taskset -c $CPU) when taskset is available.
 
 usage: bench/reduce.py [ROW...]        (or ROWS="tags-433 sbitmap" in the environment)
 rows: tags-433 tags-442 tags-tagmatch sbitmap-deadlock sbitmap-nlw
-      sym-deadline sym-cfq sym-none abs-bfq abs-cfq
+      sym-deadline sym-cfq sym-none sym-bfq abs-bfq abs-cfq
       suite-deadline suite-bfq suite-cfq seed004-fair-ratio seed004-max-wait-ticks
       cfq27-fair-ratio cfq27-max-wait-ticks
 groups: tags sbitmap sym abs suites seed004 cfq27 (default: every row)
@@ -193,6 +193,7 @@ ROWS = [
     sched_row("sym-deadline", "deadline", "v6.18", IDENTICAL, ["conservation", "deadlock"]),
     sched_row("sym-cfq", "cfq", "3.1-rc5", IDENTICAL, ["conservation", "deadlock"]),
     sched_row("sym-none", "none", "v6.18", IDENTICAL, ["conservation", "deadlock"]),
+    sched_row("sym-bfq", "bfq", "v6.12", IDENTICAL, ["conservation", "deadlock"]),
     # Values no step tells apart (model/sched/sched_abstraction.hpp): BFQ's
     # hw_tag detector on bfq v6.12's largest suite run; the order of eight
     # requests in service and CFQ's detector on seed 004's workload scaled
@@ -214,7 +215,7 @@ ROWS = [
 GROUPS = {
     "tags": ["tags-433", "tags-442", "tags-tagmatch"],
     "sbitmap": ["sbitmap-deadlock", "sbitmap-nlw"],
-    "sym": ["sym-deadline", "sym-cfq", "sym-none"],
+    "sym": ["sym-deadline", "sym-cfq", "sym-none", "sym-bfq"],
     "abs": ["abs-bfq", "abs-cfq"],
     "suites": ["suite-deadline", "suite-bfq", "suite-cfq"],
     "suite": ["suite-deadline", "suite-bfq", "suite-cfq"],

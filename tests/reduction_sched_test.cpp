@@ -35,8 +35,8 @@ Params defaults_with(const std::string& wl, std::vector<std::pair<std::string, i
 
 // The classes a model finds, as process names grouped: "job0 job1 | job3 job7".
 template <class M>
-std::string classes(const std::string& wl, const std::vector<int>& props) {
-  const M m(0, defaults_with<M>(wl));
+std::string classes(const std::string& wl, const std::vector<int>& props, int variant = 0) {
+  const M m(variant, defaults_with<M>(wl));
   const std::vector<int> label = m.symmetry_classes(props);
   std::string out;
   std::vector<bool> done(label.size());
@@ -63,8 +63,15 @@ TEST_CASE("symmetry: the interchangeable processes each scheduler finds") {
   CHECK(classes<NoneModel>("seed002-read-disk", safety) == "job0 job1 job2 job3 job4 job5 job6 job7");
   // The same sectors but other directions: only the two all-read jobs.
   CHECK(classes<D>("seed002-rw-disk", safety) == "job3 job7");
-  // BFQ keeps queues, merges and positions it does not rename (yet).
-  CHECK(classes<BfqModel>("seed002-read-disk", safety).empty());
+  // BFQ renames its queues, merges and rq_pos_tree in v6.12; the older
+  // variants break equal finishes by process index, and find none.
+  // (v6.12's state holds at most seven processes' queues.)
+  const int v612 = variant_index_of<BfqScheduler>("v6.12");
+  CHECK(classes<BfqModel>("seed002-readers-writer", safety, v612) == "reader0 reader1");
+  CHECK(classes<BfqModel>("seed002-readers-writer", safety).empty());
+  CHECK(classes<BfqModel>("seed002-readers-writer", {D::MaxWait}, v612).empty());
+  CHECK(classes<BfqModel>("seed002-readers-writer", {D::FairRatio}, v612) == "reader0 reader1");
+  CHECK(classes<BfqModel>("bfq-flash-readers", safety, v612).empty());
   // Sectors at an offset: mq-deadline's sort lists and CFQ's last position
   // read them; `none` reads none, and a flash device keeps no head.
   CHECK(classes<D>("bfq-flash-readers", safety).empty());
@@ -104,26 +111,30 @@ std::vector<int> safety_props(const ModelInfo& inf) {
 }
 
 // Three copies of one sync reader, small enough to search whole; the
-// device flash or rotational (where the sectors must be equal).
-Workload identical_readers(bool rotational) {
+// device flash or rotational (where the sectors must be equal), and on
+// flash at offsets unless `same` (BFQ reads them on either).
+Workload identical_readers(bool rotational, bool same = false) {
   std::string text = fmt::format("device depth=2 slot=1 spindles=1 rotational={} service=2 seek=2\n", int(rotational));
-  for (int j = 0; j < 3; ++j) text += fmt::format("proc job{} dir=R sync=1 reqs={},{}\n", j, rotational ? 0 : 10 * j, rotational ? 1 : 10 * j + 1);
+  const bool apart = !rotational && !same;
+  for (int j = 0; j < 3; ++j) text += fmt::format("proc job{} dir=R sync=1 reqs={},{}\n", j, apart ? 10 * j : 0, apart ? 10 * j + 1 : 1);
   return parse_workload(text, "identical-readers");
 }
 
 // A model (into m) with interchangeable processes for props, or false:
 // a shipped workload from `names`, or (small) the identical readers.
+// fixed: the variant (BFQ renames in v6.12 only), else any; same: the
+// small readers' sectors equal on flash too.
 template <class M>
 bool random_model(const std::vector<int>& props, std::optional<M>& m, const std::vector<std::string>& names,
-                  bool small) {
+                  bool small, int fixed = -1, bool same = false) {
   const ModelInfo& inf = M::static_info();
-  const int variant = *rc::gen::inRange(0, int(inf.variants.size()));
+  const int variant = fixed >= 0 ? fixed : *rc::gen::inRange(0, int(inf.variants.size()));
   Params p = small_params(inf);
   p["workload"] = shipped(*rc::gen::elementOf(names));
   p["clock"] = *rc::gen::inRange(0, 2);
   try {
     if (small && *rc::gen::arbitrary<bool>())
-      m.emplace(variant, p, identical_readers(*rc::gen::arbitrary<bool>()));
+      m.emplace(variant, p, identical_readers(*rc::gen::arbitrary<bool>(), same));
     else
       m.emplace(variant, p);
   } catch (const UsageError&) {
@@ -147,6 +158,15 @@ TEST_CASE("symmetry: permuting interchangeable processes commutes with every sch
   commutes<DeadlineModel>();
   commutes<CfqModel>();
   commutes<NoneModel>();
+  // BFQ v6.12: the readers-writer workload or three readers at one sector
+  // (stable merging on flash, cooperator merging on a disk).
+  check_property<BfqModel>(60, [] {
+    const std::vector<int> props = safety_props(BfqModel::static_info());
+    std::optional<BfqModel> m;
+    if (!random_model<BfqModel>(props, m, {"seed002-readers-writer"}, true, variant_index_of<BfqScheduler>("v6.12"), true))
+      RC_DISCARD("no interchangeable processes");
+    RC_ASSERT(check_symmetry(*m, props, 60) > 0);
+  });
 }
 
 // A rename that leaves the requests (and CFQ's queues) behind is caught:
@@ -162,11 +182,11 @@ TEST_CASE("symmetry: the check fails when the requests do not follow their proce
 }
 
 template <class M>
-void same_verdicts() {
-  check_property<M>(12, [] {
+void same_verdicts(int variant = -1) {
+  check_property<M>(12, [variant] {
     const std::vector<int> props = safety_props(M::static_info());
     std::optional<M> m;
-    if (!random_model<M>(props, m, {"seed002-readers-writer", "bfq-flash-readers"}, true))
+    if (!random_model<M>(props, m, {"seed002-readers-writer", "bfq-flash-readers"}, true, variant, variant >= 0))
       RC_DISCARD("no interchangeable processes");
     check_reduced_verdicts(*m, props, 200'000);
   });
@@ -176,6 +196,7 @@ TEST_CASE("symmetry: the scheduler models' verdicts, maxima and traces with and 
   same_verdicts<DeadlineModel>();
   same_verdicts<CfqModel>();
   same_verdicts<NoneModel>();
+  same_verdicts<BfqModel>(variant_index_of<BfqScheduler>("v6.12"));
 }
 
 }  // namespace reduction_sched_test

@@ -62,6 +62,8 @@ bool SchedModel<Sched>::interchangeable(int p, int q) const {
 template <class Sched>
 std::vector<int> SchedModel<Sched>::symmetry_classes(const std::vector<int>& props) const {
   std::vector<int> label(std::size_t(nproc_), -1);
+  if constexpr (requires { sched_.renames_procs(); })
+    if (!sched_.renames_procs()) return label;  // a variant that breaks ties by index
   if constexpr (HasProcSymmetry<Sched>) {
     bool tracked = false, fair = false;
     for (int pr : props) {

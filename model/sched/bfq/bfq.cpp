@@ -168,6 +168,43 @@ void BfqScheduler::declare(Schema& sc, SchemaSlots& slots) {
   slots.byte(next_, sc.integer("next_in_service", -1, nq_ - 1));
 }
 
+void BfqScheduler::resolve(const Schema& sc) {
+  qlayout_ = sc.block_layout(sc.find_place("bfqq"));
+  if (variant_ == V6_12) biclayout_ = sc.block_layout(sc.find_place("bic"));
+}
+
+// The blocks "bfqq" and "bic" have moved with their processes (the model
+// moved the requests); now the values that name a queue or a request.
+void BfqScheduler::rename(SchedState& s, const SchedState& before, const std::vector<int>& perm,
+                          const std::vector<int>& rq_perm) const {
+  if (variant_ != V6_12) return;  // renames_procs(): never asked
+  move_copies(qlayout_, before, s, perm);
+  move_copies(biclayout_, before, s, perm);
+  auto queue = [&](int q) { return q < 0 ? q : perm[std::size_t(q)]; };
+  set_in_service(s, queue(in_service(before)));
+  last_created_->set(s, queue(last_created_->get(before)));
+  next_->set(s, queue(next_->get(before)));
+  for (int q = 0; q < nq_; ++q) {
+    bic_->set(s, q, queue(bic_->get(s, q)));
+    new_bfqq_->set(s, q, queue(new_bfqq_->get(s, q)));
+    if (const int r = next_rq(s, q); r >= 0) next_rq_.set(s, q, rq_perm[std::size_t(r)]);
+    int code = pos_node_->get(s, q);
+    if (const int parent = (code & PosTree::kParentMask) - 1; (code & PosTree::kOn) && parent >= 0)
+      code = (code & ~PosTree::kParentMask) | (queue(parent) + 1);
+    pos_node_->set(s, q, code);
+  }
+  for (int r = 0; r < t_.size(); ++r) rq_bfqq_->set(s, r, queue(rq_bfqq_->get(s, r)));
+}
+
+// Queue a's record against queue b's, then their processes' bics. The
+// names they hold (next_rq, new_bfqq, the tree's parents) compare as
+// numbers: an order that a renaming may change costs reduction, not
+// soundness (explorer/symmetry.hpp keeps the smallest renamed state).
+int BfqScheduler::compare_procs(const SchedState& s, int a, int b) const {
+  if (int d = compare_copies(qlayout_, s, a, b)) return d;
+  return variant_ == V6_12 ? compare_copies(biclayout_, s, a, b) : 0;
+}
+
 void BfqScheduler::init(SchedState& s) const {
   set_in_service(s, -1);
   set_timer(s, 0);

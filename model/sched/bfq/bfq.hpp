@@ -155,6 +155,20 @@ class BfqScheduler {
   static constexpr bool kReadsServiceOrder = false;
   std::vector<std::string> abstractions() const;
   void abstract_key(SchedState& s) const;
+  // Symmetry (model/sched/sched_symmetry.hpp), v6.12 only: the older
+  // variants break ties between equal finishes by process index, so a
+  // renaming would change which queue wins. v6.12 breaks them by the
+  // active tree's insertion order and the injection choice by the active
+  // list's, both state; what names a queue (in_service, next_in_service,
+  // last_bfqq_created, each bic, new_bfqq and request's queue, the
+  // rq_pos_tree's parents) or a request (next_rq) is renamed. bfq_choose_req,
+  // the rq_pos_tree and the close-cooperator checks read sectors.
+  static constexpr bool kReadsSectors = true;
+  bool renames_procs() const { return variant_ == V6_12; }
+  void resolve(const Schema& sc);
+  void rename(SchedState& s, const SchedState& before, const std::vector<int>& proc_perm,
+              const std::vector<int>& rq_perm) const;
+  int compare_procs(const SchedState& s, int a, int b) const;
   int expire(int) const { return 256; }  // no request deadlines in the model
   int age_cap() const { return 1; }
   std::string summary(const SchedState& s) const;
@@ -353,6 +367,7 @@ class BfqScheduler {
   int low_latency_, slice_idle_, max_budget_, strict_, hw_tag0_, hw_samples_, hw_queue_thr_;
   int timeout_, wr_ticks_, wr_min_idle_, seek_dist_, shadow_;
   std::vector<bool> sync_;  // sync(q), fixed by the workload
+  Schema::BlockLayout qlayout_, biclayout_;  // the blocks "bfqq" and (v6.12) "bic"
 };
 
 }  // namespace blkmc::sched
