@@ -25,8 +25,10 @@
 //     other properties (and the ghosts they do not read) see no process.
 // Equal sectors leave the remaining ties to the state: mq-deadline breaks
 // equal sectors by insertion order (seq), CFQ picks queues by service-tree
-// order; where a model breaks a tie by index, the commuting checks
-// (tests/reduction_sched_test.cpp) fail.
+// order, BFQ v6.12 by its trees' insertion order; where a model breaks a
+// tie by index, the commuting checks (tests/reduction_sched_test.cpp) fail,
+// and a scheduler whose variant does (BFQ before v6.12) says so with
+// renames_procs().
 #pragma once
 
 #include <algorithm>
