@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/registry.hpp"
+#include "app/share_replay.hpp"
 #include "app/state_graph.hpp"
 
 namespace blkmc {
@@ -38,6 +39,25 @@ Trace make_trace(const M& m, const std::string& variant, const Params& params,
   return t;
 }
 
+// A long-run share's lasso (Trace::share): f's path followed on the model
+// from the start, the cycle after its prefix.
+template <class M>
+Trace share_trace(const M& m, const std::string& variant, const Params& params, const std::string& prop,
+                  const std::string& search, const ShareFigure& f) {
+  Counterexample<typename M::State> cx;
+  cx.states.push_back(m.initial());
+  for (const Step& st : f.path) {
+    typename M::State next;
+    if (!m.apply(cx.states.back(), st, next)) throw std::logic_error("share_trace: the cycle's path does not follow");
+    cx.steps.push_back(st);
+    cx.states.push_back(next);
+  }
+  cx.loop_start = f.prefix;
+  Trace t = make_trace(m, variant, params, prop, search, cx);
+  t.share = {{"of", f.name}, {"other", f.other}, {"mine", f.mine}, {"theirs", f.theirs}, {"fair_alone", f.fair_alone}};
+  return t;
+}
+
 // Replays a trace in model m; the trace's names are already resolved (prop
 // is the index of its property; a maximize trace's bound comes from its
 // property field, NAME<=K).
@@ -49,7 +69,13 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   const std::string& pname = info.props[std::size_t(prop)].name;
   checks::with_kind<M>(kind, [&]<class K>(std::type_identity<K>) { K::usable(m, prop); });
   std::optional<int> bound;
-  if (kind_info(kind).measured) {
+  const bool share = !t.share.is_null();  // a long-run share's lasso (app/share_replay.hpp)
+  if (share && (!kind_info(kind).measured || t.property != pname))
+    throw UsageError(fmt::format("malformed trace: a long-run share trace names a share measure (fair-ratio), not {}",
+                                 t.property));
+  if (share) {
+    // No bound and no value: the claim is the share's.
+  } else if (kind_info(kind).measured) {
     const PropSpec spec = parse_prop_spec(info, t.property);
     if (spec.index != prop)
       throw UsageError(fmt::format("trace property {} is not {}", t.property, pname));
@@ -64,7 +90,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     throw UsageError("malformed trace: 'value' belongs to maximize traces only");
   }
   // A lasso (stuck, loop) ends progress and starvation traces only.
-  if ((t.stuck || t.loop) && !kind_info(kind).on_graph)
+  if ((t.stuck || t.loop) && !kind_info(kind).on_graph && !share)
     throw UsageError(fmt::format("malformed trace: '{}' belongs to progress and starvation traces, not to {}",
                                  t.loop ? "loop" : "stuck", pname));
   ReplayResult r;
@@ -94,6 +120,10 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     r.story.push_back(fmt::format("      {:<12} {}", "", m.summary(next)));
     s = next;
     states.push_back(s);
+  }
+  if (share) {
+    replay_share(m, prop, t, states, r);
+    return r;
   }
   checks::with_kind<M>(kind, [&]<class K>(std::type_identity<K>) {
     K::judge(checks::Replayed<M>{m, prop, pname, t, bound, states}, r);
@@ -141,6 +171,10 @@ class ModelAdapter final : public ModelHandle {
       pr.value_exact = po.value_exact;
       pr.shares = po.shares;
       pr.shares_note = po.shares_note;
+      for (const ShareFigure& f : po.shares)
+        if (f.found && !f.path.empty())
+          pr.share_traces.push_back(
+              share_trace(m, variant, p, inf.props[std::size_t(po.prop)].name, out.search, f));
       // An unbounded maximize trace records the maximum it reaches.
       const std::optional<int> value = po.value && !po.bound ? po.value : std::nullopt;
       if (po.trace) pr.trace = make_trace(m, variant, p, pr.name, out.search, *po.trace, value);

@@ -30,6 +30,8 @@ struct CheckOutcome {
     bool value_exact = false;
     std::vector<ShareFigure> shares;  // see PropOutcome
     std::string shares_note;
+    // A lasso trace per share found: its cycle repeats forever (Trace::share).
+    std::vector<Trace> share_traces;
   };
   std::string model, variant;
   Params params;

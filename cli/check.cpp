@@ -63,7 +63,8 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& a) {
   check->add_option("--report", a.report_out,
                     "write each violation's trace as an HTML page here (FILE-PROP.html when several)");
   check->add_option("--trace-out", a.trace_out,
-                    "write each violation's counterexample here (-PROP is added when several)");
+                    "write each violation's counterexample here (-PROP is added when several), and each "
+                    "long-run share's cycle as a lasso (-PROP-long-run-NAME)");
   check->add_option("--dot", a.dot_out,
                     "also write the state graph in Graphviz DOT (searched again without reductions), "
                     "each counterexample drawn on it");
@@ -174,7 +175,18 @@ int run_check(CheckArgs& a, Cluster* cluster) {
         }
     return done;
   };
-  const nlohmann::json written = write_each(a.trace_out, write_trace_file);
+  nlohmann::json written = write_each(a.trace_out, write_trace_file);
+  // Each long-run share's lasso beside them: BASE-PROP-long-run-NAME.EXT.
+  if (!a.trace_out.empty() && (!cluster || cluster->rank() == 0))
+    for (const auto& p : o.props)
+      for (const Trace& st : p.share_traces) try {
+          const std::string of = st.share.at("of").get<std::string>();
+          const std::string path = trace_path(a.trace_out, p.name + "-long-run-" + of, true);
+          write_trace_file(st, path);
+          written[fmt::format("{} (long run: {})", p.name, of)] = path;
+        } catch (const UsageError& e) {
+          write_errors.push_back(e.what());
+        }
   const nlohmann::json reports = write_each(a.report_out, [&](const Trace& t, const std::string& path) {
     write_text_file(trace_report_html(mh, t, a.command), path, "report");
   });

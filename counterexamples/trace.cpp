@@ -34,6 +34,7 @@ json trace_to_json(const Trace& t) {
   if (t.value) j["value"] = *t.value;
   for (const auto& [k, f] : t.param_files) j["param_files"][k] = {{"name", f.name}, {"text", f.text}};
   if (!t.source.is_null()) j["source"] = t.source;
+  if (!t.share.is_null()) j["share"] = t.share;
   return j;
 }
 
@@ -152,6 +153,20 @@ Trace trace_from_json(const json& j) {
     if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
       throw UsageError("malformed trace: source.sha256 is not a SHA-256 in hex");
     t.source = src;
+  }
+  if (j.contains("share")) {
+    const json& sh = j.at("share");
+    if (!sh.is_object()) throw UsageError("malformed trace: 'share' is not an object");
+    str_field(sh, "of", "share");
+    str_field(sh, "other", "share");
+    int_field(sh, "mine", "share", 0, 2147483647);
+    int_field(sh, "theirs", "share", 1, 2147483647);
+    if (!sh.contains("fair_alone") || !sh.at("fair_alone").is_boolean())
+      throw UsageError("malformed trace: share.fair_alone is missing or not true/false");
+    if (!t.loop) throw UsageError("malformed trace: a long-run share trace ('share') needs a 'loop'");
+    if (t.stuck) throw UsageError("malformed trace: a long-run share trace has no 'stuck'");
+    if (t.value) throw UsageError("malformed trace: a long-run share trace has no 'value'");
+    t.share = sh;
   }
   return t;
 }

@@ -11,7 +11,11 @@
 // every state after step "stuck" is pending and the steps after "loop" (at
 // least one) form a weakly fair cycle. A maximize trace names its property
 // NAME (then "value": V says the last state's measure is V, the maximum) or
-// NAME<=K (the last state's measure exceeds K).
+// NAME<=K (the last state's measure exceeds K). A long-run share trace
+// (fair-ratio's, explorer/long_run_share.hpp) is a lasso too: "share":
+// {"of", "other", "mine", "theirs", "fair_alone"} says that going round the
+// steps after "loop" forever serves process `of` mine sectors for every
+// `theirs` of the other's, and replay goes round until a state repeats.
 #pragma once
 
 #include <map>
@@ -52,6 +56,7 @@ struct Trace {
   // "sha256", "name"} (a pair's "before" names the other source); it
   // replays on that code only (null: a hand model's trace).
   nlohmann::json source;
+  nlohmann::json share;  // a long-run share trace's claim (null: none)
 };
 
 // Records in t.param_files the text of every parameter value of t.params

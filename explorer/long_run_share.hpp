@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "explorer/path_gains.hpp"
+#include "model/model.hpp"
 
 namespace blkmc {
 
@@ -56,6 +57,7 @@ struct ShareFigure {
   std::uint64_t mine = 0, theirs = 0;  // sectors each gets going round the cycle once
   std::size_t prefix = 0, steps = 0;   // the path to the cycle, and the cycle
   bool fair_alone = false;
+  std::vector<Step> path;  // the steps from the start: prefix, then the cycle (check's trace of it)
 };
 
 }  // namespace blkmc

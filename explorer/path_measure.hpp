@@ -222,6 +222,7 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
       }
       if (sum[i] != f.mine || sum[1 - i] != f.theirs)
         throw std::logic_error("long_run: the cycle's sectors on the model are not the graph's");
+      f.path = cx.steps;
     }
     l.shares.push_back(std::move(f));
   }

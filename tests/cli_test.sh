@@ -123,6 +123,30 @@ expect 0 "long run in json" -- "$B" check cfq -v deep-fix-v2 -p workload="$W1" -
 contains "$T/out" '"long_run"' "long run in json"
 expect 0 "long run in compare" -- "$B" compare cfq --before 3.1-rc5 --after deep-fix-v2 -p workload="$W1" -p clock=1 --prop fair-ratio
 contains "$T/out" "long run: late0" "compare lists the long run"
+# Each share's cycle as a lasso trace, which replay goes round until a state
+# repeats; a share the cycle does not give, or a share without its loop, fails.
+expect 0 "long run traces" -- "$B" check cfq -v deep-fix-v2 -p workload="$W1" -p clock=1 --prop fair-ratio --bfs -q \
+  --trace-out "$T/lr.json"
+contains "$T/out" "trace for fair-ratio (long run: early) written to" "long run trace written"
+[ -f "$T/lr-fair-ratio-long-run-early.json" ] && [ -f "$T/lr-fair-ratio-long-run-late0.json" ] && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: a long run trace per process"; }
+expect 0 "long run trace replays" -- "$B" replay "$T/lr-fair-ratio-long-run-early.json"
+contains "$T/out" "reproduced: going round steps .* forever serves early 5 sector(s) for every 5 of late0's (1.00), a weakly fair cycle" \
+  "long run replay verdict"
+contains "$T/out" "repeat forever (the state at" "long run replay marks the cycle"
+python3 - "$T/lr-fair-ratio-long-run-early.json" "$T/lr-more.json" "$T/lr-noloop.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["share"]["mine"] += 1
+json.dump(j, open(sys.argv[2], "w"))
+j["share"]["mine"] -= 1
+del j["loop"]
+json.dump(j, open(sys.argv[3], "w"))
+PY
+expect 4 "a share the cycle does not give" -- "$B" replay "$T/lr-more.json"
+contains "$T/out" "NOT reproduced: round 1: early is served 5 sector(s) and late0 5, not the recorded 6 and 5" \
+  "long run replay refuses a larger share"
+expect 2 "a share without its loop" -- "$B" replay "$T/lr-noloop.json"; one_line_error "a share without its loop"
 # A search stopped at a limit decides nothing: not FIXED, exit 3.
 expect 3 "compare with a limit" -- "$B" compare tags --before null-check --after refcount --max-states 20
 contains "$T/out" "UNDECIDED" "compare marks what a limit left open"
