@@ -119,8 +119,11 @@ void replay_share(const M& m, int prop, const Trace& t, const std::vector<typena
         if (!moved[a]) starved.push_back(m.actor_name(int(a)));
       }
     const std::string closes =
-        rounds == 1 ? std::string("the state at their start comes back after one round")
-                    : fmt::format("the state at round {}'s start comes back after round {}", back_to + 1, rounds);
+        std::size_t(back_to) + 1 < rounds
+            ? fmt::format("rounds {}..{} repeat: the state after round {} is the one at round {}'s start",
+                          back_to + 1, rounds, rounds, back_to + 1)
+        : rounds == 1 ? std::string("each round ends where it began")
+                      : fmt::format("from round {} on, each round ends where it began", rounds);
     r.story.insert(r.story.begin() + std::ptrdiff_t(2 * k),
                    fmt::format("      ---- steps {}..{} repeat forever ({}); each round serves {} {} sector(s) and "
                                "{} {}; enabled throughout: {}; {} ----",

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/adapter.hpp"
 #include "explorer/path_gains.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_cases.hpp"
@@ -405,6 +406,61 @@ TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
   const auto sym = run(twins, 1);
   CHECK(sym.props[0].shares.empty());
   CHECK(sym.props[0].shares_note.find("symmetry") != std::string::npos);
+}
+
+// Each share's cycle as check writes it (a lasso trace, app/share_replay.hpp):
+// it replays through JSON, and a claim the cycle does not give fails.
+TEST_CASE("path measure: each long-run share's cycle replays as a lasso") {
+  const int wl = add_workload("share-lasso.wl",
+                              "device depth=1 slot=1 spindles=1\n"
+                              "proc a dir=R sync=1 cyclic=1 reqs=0,8\n"
+                              "proc b dir=R sync=1 cyclic=1 reqs=100\n"
+                              "fair a b\n",
+                              "share-lasso.wl");
+  Params p;
+  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = wl;
+  const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
+  SearchOptions opt;
+  opt.progress = false;
+  opt.props = {kSchedFairRatio};
+  opt.reduce = ReduceOptions::all();
+  const auto res = explore(m, opt);
+  REQUIRE(res.props[0].shares.size() == 2);
+  for (const ShareFigure& f : res.props[0].shares) {
+    REQUIRE(f.found);
+    CHECK(f.path.size() == f.prefix + f.steps);
+    const Trace t = trace_from_json(trace_to_json(share_trace(m, "v6.18", p, "fair-ratio", "bfs", f)));
+    REQUIRE(t.loop);
+    CHECK(*t.loop == int(f.prefix));
+    CHECK(t.share.at("of") == f.name);
+    const ReplayResult r = replay_in(m, kSchedFairRatio, t);
+    CHECK(r.reproduced);
+    CHECK(r.verdict_line.find("going round steps") != std::string::npos);
+    Trace more = t;
+    more.share["mine"] = f.mine + 1;
+    const ReplayResult rm = replay_in(m, kSchedFairRatio, more);
+    CHECK(!rm.reproduced);
+    CHECK(rm.verdict_line.find("not the recorded") != std::string::npos);
+    Trace other = t;
+    other.share["of"] = "nobody";
+    CHECK_THROWS_AS(replay_in(m, kSchedFairRatio, other), TraceMismatch);
+    // The share's fields are the format's: a share without its loop, or
+    // with no sectors for the other, is malformed.
+    nlohmann::json j = trace_to_json(t);
+    j.erase("loop");
+    CHECK_THROWS_AS(trace_from_json(j), UsageError);
+    j = trace_to_json(t);
+    j["share"]["theirs"] = 0;
+    CHECK_THROWS_AS(trace_from_json(j), UsageError);
+    j = trace_to_json(t);
+    j["share"].erase("fair_alone");
+    CHECK_THROWS_AS(trace_from_json(j), UsageError);
+  }
+  // A share is fair-ratio's: on another property's trace it is refused.
+  Trace wrong = share_trace(m, "v6.18", p, "fair-ratio", "bfs", res.props[0].shares[0]);
+  wrong.property = "conservation";
+  CHECK_THROWS_AS(replay_in(m, kSchedConservation, wrong), UsageError);
 }
 
 // A state limit that stops the control search on two workers mid-level:
