@@ -94,7 +94,7 @@ echo 1 >"$inst/tracing_on"
 fio --name=reader --filename="$loop" --rw=randread --bs=4k --size=16M --number_ios=8 --ioengine=psync \
     --direct=1 --randseed=7 \
     --name=writer --filename="$loop" --rw=write --bs=4k --offset=32M --size=16M --number_ios=8 \
-    --ioengine=libaio --iodepth=4 --direct=1 >"$T/fio.out" 2>&1 && ok || bad "fio: $(tail -3 "$T/fio.out")"
+    --ioengine=libaio --iodepth=4 --iodepth_batch_submit=4 --direct=1 >"$T/fio.out" 2>&1 && ok || bad "fio: $(tail -3 "$T/fio.out")"
 echo 0 >"$inst/tracing_on"
 cat "$inst/trace" >"$T/cap.txt"
 rmdir "$inst" && inst=""
