@@ -96,6 +96,7 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
   ReplayResult r;
   State s = m.initial(), next;
   std::vector<State> states{s};
+  std::vector<Step> taken;
   if (!t.initial.is_null() && t.initial != m.state_json(s))
     throw TraceMismatch("the trace's initial state is not the model's initial state");
   int i = 0;
@@ -120,9 +121,10 @@ ReplayResult replay_in(const M& m, int prop, const Trace& t) {
     r.story.push_back(fmt::format("      {:<12} {}", "", m.summary(next)));
     s = next;
     states.push_back(s);
+    taken.push_back(st);
   }
   if (share) {
-    replay_share(m, prop, t, states, r);
+    replay_share(m, prop, t, states, taken, r);
     return r;
   }
   checks::with_kind<M>(kind, [&]<class K>(std::type_identity<K>) {

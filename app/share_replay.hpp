@@ -32,13 +32,15 @@ namespace blkmc {
 // Rounds tried before a replay gives up on the cycle's start repeating.
 inline constexpr int kShareRounds = 1024;
 
+// states and steps: the trace as replay_in followed it on the model.
 template <class M>
 void replay_share(const M& m, int prop, const Trace& t, const std::vector<typename M::State>& states,
-                  ReplayResult& r) {
+                  const std::vector<Step>& steps, ReplayResult& r) {
   using State = typename M::State;
   if constexpr (!HasShareServed<M> || !HasPathMeasure<M>) {
     (void)prop;
     (void)states;
+    (void)steps;
     (void)r;
     throw TraceMismatch(fmt::format("model {} gives no long-run share", m.info().name));
   } else {
@@ -58,18 +60,9 @@ void replay_share(const M& m, int prop, const Trace& t, const std::vector<typena
     const std::size_t n = t.steps.size(), k = std::size_t(*t.loop);
     if (k >= n) throw TraceMismatch("the cycle of a long-run share trace needs at least one step");
 
-    // The cycle's steps as the model names them (replay_in has checked them).
-    const auto& info = m.info();
-    std::vector<Step> cycle;
+    const std::vector<Step> cycle(steps.begin() + std::ptrdiff_t(k), steps.end());
     std::bitset<256> moved;
-    for (std::size_t j = k; j < n; ++j) {
-      const TraceStep& ts = t.steps[j];
-      std::uint8_t action = 0;
-      for (std::size_t a = 0; a < info.actions.size(); ++a)
-        if (info.actions[a] == ts.action) action = std::uint8_t(a);
-      cycle.push_back({std::uint8_t(ts.actor), action, std::uint8_t(ts.arg)});
-      moved.set(std::size_t(ts.actor));
-    }
+    for (const Step& st : cycle) moved.set(st.actor);
     auto fail = [&](std::string line) {
       r.reproduced = false;
       r.verdict_line = std::move(line);

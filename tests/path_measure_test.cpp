@@ -355,13 +355,35 @@ TEST_CASE("path measure: a known maximum past a limit comes with a path to it") 
 // pair: each side's cycle followed on the model (long_run throws where it
 // does not follow), the same on one thread and two, and refused with a
 // reason where symmetry renames processes.
+// Two cyclic readers, a with two requests and b with one, as the fair pair.
+int share_pair() {
+  static const int wl = add_workload("share-pair.wl",
+                                     "device depth=1 slot=1 spindles=1\n"
+                                     "proc a dir=R sync=1 cyclic=1 reqs=0,8\n"
+                                     "proc b dir=R sync=1 cyclic=1 reqs=100\n"
+                                     "fair a b\n",
+                                     "share-pair.wl");
+  return wl;
+}
+
+// deadline v6.18's defaults on workload wl, and fair-ratio's search.
+Params share_params(int wl) {
+  Params p;
+  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+  p["workload"] = wl;
+  return p;
+}
+SearchOptions share_search(unsigned threads) {
+  SearchOptions opt;
+  opt.progress = false;
+  opt.props = {kSchedFairRatio};
+  opt.reduce = ReduceOptions::all();
+  opt.threads = threads;
+  return opt;
+}
+
 TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
-  const int pair = add_workload("share-pair.wl",
-                                "device depth=1 slot=1 spindles=1\n"
-                                "proc a dir=R sync=1 cyclic=1 reqs=0,8\n"
-                                "proc b dir=R sync=1 cyclic=1 reqs=100\n"
-                                "fair a b\n",
-                                "share-pair.wl");
+  const int pair = share_pair();
   const int twins = add_workload("share-twins.wl",
                                  "device depth=1 slot=1 spindles=1\n"
                                  "proc a dir=R sync=1 cyclic=1 reqs=0\n"
@@ -371,16 +393,8 @@ TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
                                  "fair a b\n",
                                  "share-twins.wl");
   const auto run = [](int wl, unsigned threads) {
-    Params p;
-    for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
-    p["workload"] = wl;
-    const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
-    SearchOptions opt;
-    opt.progress = false;
-    opt.props = {kSchedFairRatio};
-    opt.reduce = ReduceOptions::all();
-    opt.threads = threads;
-    return explore(m, opt);
+    const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), share_params(wl));
+    return explore(m, share_search(threads));
   };
   const auto one = run(pair, 1), two = run(pair, 2);
   const auto& shares = one.props[0].shares;
@@ -411,21 +425,9 @@ TEST_CASE("path measure: fair-ratio's long-run share on a cyclic pair") {
 // Each share's cycle as check writes it (a lasso trace, app/share_replay.hpp):
 // it replays through JSON, and a claim the cycle does not give fails.
 TEST_CASE("path measure: each long-run share's cycle replays as a lasso") {
-  const int wl = add_workload("share-lasso.wl",
-                              "device depth=1 slot=1 spindles=1\n"
-                              "proc a dir=R sync=1 cyclic=1 reqs=0,8\n"
-                              "proc b dir=R sync=1 cyclic=1 reqs=100\n"
-                              "fair a b\n",
-                              "share-lasso.wl");
-  Params p;
-  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
-  p["workload"] = wl;
+  const Params p = share_params(share_pair());
   const DeadlineModel m(variant_index_of<DeadlineScheduler>("v6.18"), p);
-  SearchOptions opt;
-  opt.progress = false;
-  opt.props = {kSchedFairRatio};
-  opt.reduce = ReduceOptions::all();
-  const auto res = explore(m, opt);
+  const auto res = explore(m, share_search(1));
   REQUIRE(res.props[0].shares.size() == 2);
   for (const ShareFigure& f : res.props[0].shares) {
     REQUIRE(f.found);
