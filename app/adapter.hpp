@@ -55,6 +55,7 @@ Trace share_trace(const M& m, const std::string& variant, const Params& params, 
   cx.loop_start = f.prefix;
   Trace t = make_trace(m, variant, params, prop, search, cx);
   t.share = {{"of", f.name}, {"other", f.other}, {"mine", f.mine}, {"theirs", f.theirs}, {"fair_alone", f.fair_alone}};
+  if (!f.within.empty()) t.share["within"] = f.within;
   return t;
 }
 

@@ -42,6 +42,7 @@ nlohmann::json outcome_json(const CheckOutcome& o) {
     if (!p.shares_note.empty()) j["long_run_note"] = p.shares_note;
     for (const ShareFigure& f : p.shares) {
       nlohmann::json s{{"process", f.name}, {"other", f.other}, {"found", f.found}};
+      if (!f.within.empty()) s["within"] = f.within;
       if (f.found)
         s.update({{"sectors", f.mine},
                   {"other_sectors", f.theirs},
@@ -104,6 +105,11 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
 
 // A share measure's long-run line (explorer/long_run_share.hpp).
 std::string share_text(const ShareFigure& f) {
+  if (!f.within.empty()) {
+    ShareFigure all = f;
+    all.within.clear();
+    return f.within + ", " + share_text(all);
+  }
   if (!f.found) return fmt::format("{}: no weakly fair run serves {} without end", f.name, f.other);
   const std::string where =
       fmt::format("a {}-step cycle {} steps in, {}", f.steps, f.prefix,
@@ -201,7 +207,8 @@ std::string search_difference(const CheckOutcome& a, const CheckOutcome& b) {
     const auto share_key = [](const CheckOutcome::Prop& q) {
       std::string k = q.shares_note;
       for (const ShareFigure& f : q.shares)
-        k += fmt::format("|{} {} {} {} {} {}", f.found, f.mine, f.theirs, f.prefix, f.steps, f.fair_alone);
+        k += fmt::format("|{} {} {} {} {} {} {}", f.found, f.mine, f.theirs, f.prefix, f.steps, f.fair_alone,
+                         f.within);
       return k;
     };
     if (share_key(x) != share_key(y)) return fmt::format("{}: another long-run share", x.name);

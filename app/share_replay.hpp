@@ -57,6 +57,13 @@ void replay_share(const M& m, int prop, const Trace& t, const std::vector<typena
     const std::uint64_t mine = t.share.at("mine").get<std::uint64_t>();
     const std::uint64_t theirs = t.share.at("theirs").get<std::uint64_t>();
     const bool fair_claimed = t.share.at("fair_alone").get<bool>();
+    // A restricted share (PathMeasure::within): the trace's parameters make
+    // the model restrict it, and the trace says to what.
+    const std::string within = t.share.contains("within") ? t.share.at("within").get<std::string>() : "";
+    if (within != pm.within)
+      throw TraceMismatch(fmt::format("the share is restricted {}, the model's {}",
+                                      within.empty() ? "to nothing" : "'" + within + "'",
+                                      pm.within.empty() ? "to nothing" : "'" + pm.within + "'"));
     const std::size_t n = t.steps.size(), k = std::size_t(*t.loop);
     if (k >= n) throw TraceMismatch("the cycle of a long-run share trace needs at least one step");
 
@@ -88,6 +95,10 @@ void replay_share(const M& m, int prop, const Trace& t, const std::vector<typena
         if (!m.apply(cur, cycle[j], next))
           return fail(fmt::format("round {}: step {} of the cycle ({} {}) is not enabled", round + 1, k + j + 1,
                                   m.actor_name(cycle[j].actor), t.steps[k + j].action));
+        if constexpr (HasShareWithin<M>)
+          if (!within.empty() && !m.share_within(prop, cur))
+            return fail(fmt::format("round {}: at step {} of the cycle it is not so: {}", round + 1, k + j + 1,
+                                    within));
         int on[2] = {};
         m.share_served(prop, cur, next, on);
         sum[0] += std::uint64_t(on[0]);
@@ -129,10 +140,11 @@ void replay_share(const M& m, int prop, const Trace& t, const std::vector<typena
                               fmt::join(starved, ", ")));
     r.reproduced = true;
     r.verdict_line = fmt::format(
-        "going round steps {}..{} forever serves {} {} sector(s) for every {} of {}'s ({:.2f}){}", k + 1, n, of,
+        "going round steps {}..{} forever serves {} {} sector(s) for every {} of {}'s ({:.2f}){}{}", k + 1, n, of,
         mine, theirs, other, double(mine) / double(theirs),
         starved.empty() ? ", a weakly fair cycle"
-                        : " (not weakly fair by itself: a fair run needs detours from it, as the check said)");
+                        : " (not weakly fair by itself: a fair run needs detours from it, as the check said)",
+        within.empty() ? "" : ", " + within + " at every step of it");
   }
 }
 

@@ -163,6 +163,7 @@ Trace trace_from_json(const json& j) {
     int_field(sh, "theirs", "share", 1, 2147483647);
     if (!sh.contains("fair_alone") || !sh.at("fair_alone").is_boolean())
       throw UsageError("malformed trace: share.fair_alone is missing or not true/false");
+    if (sh.contains("within")) str_field(sh, "within", "share");
     if (!t.loop) throw UsageError("malformed trace: a long-run share trace ('share') needs a 'loop'");
     if (t.stuck) throw UsageError("malformed trace: a long-run share trace has no 'stuck'");
     if (t.value) throw UsageError("malformed trace: a long-run share trace has no 'value'");

@@ -122,11 +122,34 @@ class NegativeCycles {
   std::vector<std::uint32_t> src_;
 };
 
-}  // namespace
+// The states the share is restricted to (GainGraph::within) and the steps
+// between them: a run that stays among those states from some point on
+// ends in a component of this graph. orig[e]: edge e's index in g.
+GainGraph restricted(const GainGraph& g, std::vector<std::uint64_t>& orig) {
+  GainGraph h;
+  h.counters = g.counters;
+  h.cap = g.cap;
+  h.first.reserve(g.first.size());
+  for (std::uint32_t u = 0; u < g.nodes(); ++u) {
+    if (g.within[u])
+      for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e) {
+        if (!g.within[g.to[e]]) continue;
+        h.to.push_back(g.to[e]);
+        h.actor.push_back(g.actor[e]);
+        h.reset.push_back(g.reset[e]);
+        for (int i = 0; i < g.counters; ++i) h.gain.push_back(g.gain[e * std::size_t(g.counters) + std::size_t(i)]);
+        for (std::size_t i = 0; i < 2; ++i) h.served.push_back(g.served[e * 2 + i]);
+        orig.push_back(e);
+      }
+    h.end_node();
+  }
+  return h;
+}
 
-LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut) {
-  if (g.served.size() != 2 * g.edges()) throw std::logic_error("long_run_share: two served counts per edge");
-  if (g.actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
+// The search on g, whose nodes are full's and whose edges are some of
+// full's: what is enabled at a node is read off full, where every step of
+// the node is an edge.
+LongRunShare share_on(const GainGraph& full, const GainGraph& g, const std::function<bool()>& cut) {
   const std::vector<std::uint8_t>& actor = g.actor;
   LongRunShare out;
   const std::size_t n = g.nodes();
@@ -143,7 +166,7 @@ LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut
   for (auto& a : always) a.set();
   for (std::uint32_t u = 0; u < n; ++u) {
     const std::uint32_t c = comp[u];
-    always[c] &= enabled_at(g, u);
+    always[c] &= enabled_at(full, u);
     for (std::uint64_t e = g.first[u]; e < g.first[u + 1]; ++e)
       if (comp[g.to[e]] == c) {
         has_edge[c] = true;
@@ -254,11 +277,26 @@ LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut
     ActorSet en, moved;
     en.set();
     for (std::size_t j = 0; j < from.size(); ++j) {
-      en &= enabled_at(g, from[j]);
+      en &= enabled_at(full, from[j]);
       moved.set(actor[best.edges[j]]);
     }
     best.fair_alone = (en & ~moved).none();
   }
+  return out;
+}
+
+}  // namespace
+
+LongRunShare long_run_share(const GainGraph& g, const std::function<bool()>& cut) {
+  if (g.served.size() != 2 * g.edges()) throw std::logic_error("long_run_share: two served counts per edge");
+  if (g.actor.size() != g.edges()) throw std::logic_error("long_run_share: one actor per edge");
+  if (g.within.empty()) return share_on(g, g, cut);
+  if (g.within.size() != g.nodes()) throw std::logic_error("long_run_share: one within flag per node");
+  std::vector<std::uint64_t> orig;
+  const GainGraph h = restricted(g, orig);
+  LongRunShare out = share_on(g, h, cut);
+  for (ShareCycle& c : out.least)
+    for (std::uint64_t& e : c.edges) e = orig[e];
   return out;
 }
 

@@ -14,6 +14,12 @@
 // between the detours that give every actor its steps. The answer is the
 // least cycle ratio over the components that admit a weakly fair run (the
 // component test of explorer/starvation.cpp).
+//
+// Restricted (g.within): only the runs that stay among the marked nodes
+// from some point on count. Such a run ends in a component of the subgraph
+// those nodes span, so the components, their fairness and the cycles are
+// that subgraph's; what is enabled at a node is still read off all of its
+// edges, since a step out of the marked nodes is one the run must forgo.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +63,7 @@ struct ShareFigure {
   std::uint64_t mine = 0, theirs = 0;  // sectors each gets going round the cycle once
   std::size_t prefix = 0, steps = 0;   // the path to the cycle, and the cycle
   bool fair_alone = false;
+  std::string within;      // the restriction (PathMeasure::within), or empty
   std::vector<Step> path;  // the steps from the start: prefix, then the cycle (check's trace of it)
 };
 

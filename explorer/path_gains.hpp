@@ -26,6 +26,9 @@ struct GainGraph {
   // A share measure's (PathMeasure::share): edge e serves each of the pair
   // served[e * 2 + i] sectors (explorer/long_run_share.hpp).
   std::vector<std::uint8_t> served;
+  // A share measure restricted to some states (PathMeasure::within): node
+  // u is one of them where within[u]; empty: every node is.
+  std::vector<std::uint8_t> within;
 
   std::size_t nodes() const { return first.size() - 1; }
   std::size_t edges() const { return to.size(); }

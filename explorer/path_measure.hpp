@@ -42,6 +42,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <concepts>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -71,6 +72,10 @@ concept HasPathMeasure = requires(const M& m, const typename M::State& s, int* g
 
 template <class M>
 concept HasShareServed = requires(const M& m, const typename M::State& s, int* g) { m.share_served(0, s, s, g); };
+template <class M>
+concept HasShareWithin = requires(const M& m, const typename M::State& s) {
+  { m.share_within(0, s) } -> std::convertible_to<bool>;
+};
 
 namespace path_measure {
 
@@ -127,6 +132,8 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
     int add[kMaxPathCounters] = {};
     for (std::size_t id = t * kChunk; id < std::min(n, (t + 1) * kChunk); ++id) {
       store.load(std::uint32_t(id), s.b.data());
+      if constexpr (HasShareWithin<M>)
+        if (l.pm.share && !l.pm.within.empty()) g.within.push_back(m.share_within(l.prop, s));
       m.for_each_successor(s, [&](const Step& st, const State& next) {
         std::memcpy(k.b.data(), next.b.data(), used);
         rms[w].key(k);
@@ -156,6 +163,7 @@ std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const L
     g.reset.insert(g.reset.end(), p.reset.begin(), p.reset.end());
     g.actor.insert(g.actor.end(), p.actor.begin(), p.actor.end());
     g.served.insert(g.served.end(), p.served.begin(), p.served.end());
+    g.within.insert(g.within.end(), p.within.begin(), p.within.end());
   }
   return g;
 }
@@ -179,6 +187,10 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
     l.shares_note = "the model does not say what each is served";
     return;
   }
+  if (!l.pm.within.empty() && g.within.size() != g.nodes()) {
+    l.shares_note = "the model does not say where " + l.pm.within + " holds";
+    return;
+  }
   for (std::uint8_t x : g.served)
     if (x == 255) {
       l.shares_note = "a step serves 255 sectors or more";
@@ -200,6 +212,7 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
     f.name = l.pm.names[std::size_t(i)];
     f.other = l.pm.names[std::size_t(1 - i)];
     f.found = c.found;
+    f.within = l.pm.within;
     if (c.found) {
       f.mine = c.mine;
       f.theirs = c.other;
@@ -222,6 +235,11 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
       }
       if (sum[i] != f.mine || sum[1 - i] != f.theirs)
         throw std::logic_error("long_run: the cycle's sectors on the model are not the graph's");
+      if constexpr (HasShareWithin<M>)
+        if (!f.within.empty())
+          for (std::size_t k = f.prefix; k < cx.steps.size(); ++k)
+            if (!m.share_within(l.prop, cx.states[k]))
+              throw std::logic_error("long_run: the cycle leaves the states it is restricted to");
       f.path = cx.steps;
     }
     l.shares.push_back(std::move(f));

@@ -21,7 +21,11 @@
 // (explorer/long_run_share.hpp), over what the model's
 //   void share_served(int prop, const State& before, const State& after, int* g) const;
 // says each is served on a step (every sector, wanted by the other or not:
-// the throughput a long simulation measures).
+// the throughput a long simulation measures). Where `within` names a
+// condition, the share counts only the runs that, from some point on, stay
+// in states where it holds, as the model's
+//   bool share_within(int prop, const State& s) const;
+// says (CFQ: while a queue keeps its deep flag, seed 004's question).
 #pragma once
 
 #include <array>
@@ -34,6 +38,7 @@ struct PathMeasure {
   int cap = 255;
   bool share = false;
   std::array<std::string, 2> names;
+  std::string within;  // share: "while ..." (share_within), or empty for every run
 };
 
 }  // namespace blkmc

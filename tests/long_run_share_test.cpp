@@ -8,6 +8,7 @@
 #include <bitset>
 #include <cstdint>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -122,6 +123,30 @@ TEST_CASE("long-run share: graphs known by hand") {
     CHECK_FALSE(s.least[1].fair_alone);
     check_cycle(b.g, s.least[1], 1);
   }
+  SUBCASE("restricted to some nodes: their cycles alone, fairness read off every step") {
+    // 0 -> 1 -> 0 gives the first counter 1 for 3; 0 -> 2 -> 0 gives it 4 for 2.
+    Built b = build(3, {{0, 1, 1, 0, 0}, {1, 0, 0, 3, 1}, {0, 2, 2, 0, 0}, {2, 0, 2, 2, 1}});
+    b.g.within = {1, 0, 1};  // node 1 is out: the 1 : 3 cycle no longer counts
+    LongRunShare s = long_run_share(b.g);
+    REQUIRE(s.least[0].found);
+    CHECK(s.least[0].mine == 4);
+    CHECK(s.least[0].other == 2);
+    check_cycle(b.g, s.least[0], 0);
+    CHECK(s.least[0].fair_alone);
+    // Actor 2 is enabled at nodes 0 and 2 and only leaves for node 1: a run
+    // that stays among 0 and 2 never lets it step, so none is weakly fair.
+    b = build(3, {{0, 1, 1, 0, 2}, {1, 0, 0, 3, 1}, {0, 2, 2, 0, 0}, {2, 0, 2, 2, 1}, {2, 1, 0, 0, 2}});
+    b.g.within = {1, 0, 1};
+    s = long_run_share(b.g);
+    CHECK(s.fair_components == 0);
+    CHECK_FALSE(s.least[0].found);
+    b.g.within.clear();
+    s = long_run_share(b.g);
+    CHECK(s.fair_components == 1);
+    CHECK(s.least[0].found);
+    b.g.within = {1, 1};
+    CHECK_THROWS_AS(long_run_share(b.g), std::logic_error);  // not one flag per node
+  }
   SUBCASE("no service on any cycle") {
     const Built b = build(2, {{0, 1, 1, 1, 0}, {1, 1, 0, 0, 0}});
     const LongRunShare s = long_run_share(b.g);
@@ -133,15 +158,23 @@ TEST_CASE("long-run share: graphs known by hand") {
 // Every simple cycle (rooted at its lowest node, parallel edges apart) in a
 // component that admits a weakly fair run: the least mine/other with
 // other > 0, as (mine, other); found false where none.
-std::tuple<bool, std::uint64_t, std::uint64_t> brute_least(std::uint32_t n, const std::vector<Edge>& edges, int i) {
+// Restricted to the nodes marked in `within` (empty: every node): only the
+// edges between marked nodes make components and cycles; every edge still
+// says its actor is enabled.
+std::tuple<bool, std::uint64_t, std::uint64_t> brute_least(std::uint32_t n, const std::vector<Edge>& edges, int i,
+                                                           const std::vector<bool>& within = {}) {
+  const auto in = [&](std::uint32_t u) { return within.empty() || within[u]; };
+  const auto kept = [&](const Edge& e) { return in(e.from) && in(e.to); };
   std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
-  for (const Edge& e : edges) reach[e.from][e.to] = true;
+  for (const Edge& e : edges)
+    if (kept(e)) reach[e.from][e.to] = true;
   for (std::uint32_t k = 0; k < n; ++k)
     for (std::uint32_t u = 0; u < n; ++u)
       for (std::uint32_t v = 0; v < n; ++v)
         if (reach[u][k] && reach[k][v]) reach[u][v] = true;
   const auto same = [&](std::uint32_t u, std::uint32_t v) { return u == v || (reach[u][v] && reach[v][u]); };
   const auto fair = [&](std::uint32_t c) {
+    if (!in(c)) return false;
     std::bitset<8> always, inside;
     always.set();
     bool has = false;
@@ -151,7 +184,7 @@ std::tuple<bool, std::uint64_t, std::uint64_t> brute_least(std::uint32_t n, cons
       for (const Edge& e : edges)
         if (e.from == u) {
           en.set(std::size_t(e.actor));
-          if (same(e.to, c)) {
+          if (kept(e) && same(e.to, c)) {
             has = true;
             inside.set(std::size_t(e.actor));
           }
@@ -165,7 +198,7 @@ std::tuple<bool, std::uint64_t, std::uint64_t> brute_least(std::uint32_t n, cons
   std::vector<bool> on(n, false);
   const auto walk = [&](auto&& self, std::uint32_t root, std::uint32_t u, std::uint64_t mine, std::uint64_t other) -> void {
     for (const Edge& e : edges) {
-      if (e.from != u) continue;
+      if (e.from != u || !kept(e)) continue;
       const std::uint64_t m = mine + std::uint64_t(i == 0 ? e.a : e.b), o = other + std::uint64_t(i == 0 ? e.b : e.a);
       if (e.to == root) {
         if (o > 0 && (!found || m * bo < bm * o)) {
@@ -200,12 +233,19 @@ TEST_CASE("long-run share: the least over every simple cycle, on random graphs")
         for (int j = 0; j < m; ++j)
           edges.push_back({std::uint32_t(*rc::gen::inRange(0, int(n))), std::uint32_t(*rc::gen::inRange(0, int(n))),
                            *rc::gen::inRange(0, 4), *rc::gen::inRange(0, 4), *rc::gen::inRange(0, 3)});
-        const Built b = build(n, edges);
+        Built b = build(n, edges);
         std::vector<Edge> sorted = edges;
         std::stable_sort(sorted.begin(), sorted.end(), [](const Edge& x, const Edge& y) { return x.from < y.from; });
+        // Half the time restricted to some nodes (GainGraph::within).
+        std::vector<bool> within;
+        if (*rc::gen::arbitrary<bool>())
+          for (std::uint32_t u = 0; u < n; ++u) {
+            within.push_back(*rc::gen::inRange(0, 3) > 0);
+            b.g.within.push_back(within.back());
+          }
         const LongRunShare s = long_run_share(b.g);
         for (int i = 0; i < 2; ++i) {
-          const auto [found, bm, bo] = brute_least(n, sorted, i);
+          const auto [found, bm, bo] = brute_least(n, sorted, i, within);
           const ShareCycle& c = s.least[i];
           RC_ASSERT(c.found == found);
           if (!found) continue;
@@ -214,6 +254,7 @@ TEST_CASE("long-run share: the least over every simple cycle, on random graphs")
           std::uint64_t mine = 0, other = 0;
           for (std::uint64_t e : c.edges) {
             RC_ASSERT(from_of(b.g, e) == at);
+            RC_ASSERT(within.empty() || within[at]);
             at = b.g.to[e];
             mine += b.g.served[e * 2 + std::size_t(i)];
             other += b.g.served[e * 2 + std::size_t(1 - i)];

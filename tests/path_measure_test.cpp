@@ -465,6 +465,58 @@ TEST_CASE("path measure: each long-run share's cycle replays as a lasso") {
   CHECK_THROWS_AS(replay_in(m, kSchedConservation, wrong), UsageError);
 }
 
+// CFQ's share_while_deep: the long-run share over the runs on which the
+// first of the fair pair keeps its deep flag. Queue a holds four requests
+// (CFQ marks it deep) on a one-request device, b one. The cycle found is
+// deep at every state, as the model's own flag says; the share is no lower
+// than over every run; the lasso replays only where the model is
+// restricted the same way.
+TEST_CASE("path measure: a long-run share restricted to CFQ's deep flag") {
+  const int wl = add_workload("share-deep.wl",
+                              "device depth=1 slot=1 spindles=1 rotational=1 service=1 seek=0\n"
+                              "proc b dir=R sync=0 cyclic=1 reqs=0\n"
+                              "proc a dir=R sync=0 cyclic=1 reqs=96,112,128,144\n"
+                              "fair a b\n",
+                              "share-deep.wl");
+  const auto params = [&](int deep) {
+    Params p;
+    for (const auto& pi : CfqModel::static_info().params) p[pi.name] = pi.def;
+    p["workload"] = wl;
+    p["clock"] = 1;
+    p["share_while_deep"] = deep;
+    return p;
+  };
+  const int v2 = variant_index_of<CfqScheduler>("deep-fix-v2");
+  const CfqModel all(v2, params(0)), deep(v2, params(1));
+  CHECK(all.path_measure(kSchedFairRatio).within.empty());
+  CHECK(deep.path_measure(kSchedFairRatio).within == "while a keeps its deep flag");
+  const auto ra = explore(all, share_search(1)), rd = explore(deep, share_search(1));
+  REQUIRE(ra.props[0].shares.size() == 2);
+  REQUIRE(rd.props[0].shares.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ShareFigure &fa = ra.props[0].shares[i], &fd = rd.props[0].shares[i];
+    CHECK(fa.within.empty());
+    CHECK(fd.within == "while a keeps its deep flag");
+    REQUIRE(fa.found);
+    REQUIRE(fd.found);
+    CHECK(fd.mine * fa.theirs >= fa.mine * fd.theirs);  // fewer runs: a least share no lower
+    // Follow the cycle on the model: queue a (process 1) is deep all round.
+    CfqModel::State s = deep.initial(), next;
+    for (std::size_t k = 0; k < fd.path.size(); ++k) {
+      if (k >= fd.prefix) CHECK(deep.sched().qflag(s, 1, CfqScheduler::kDeep));
+      REQUIRE(deep.apply(s, fd.path[k], next));
+      s = next;
+    }
+    const Trace t = trace_from_json(trace_to_json(share_trace(deep, "deep-fix-v2", params(1), "fair-ratio", "bfs", fd)));
+    CHECK(t.share.at("within") == "while a keeps its deep flag");
+    const ReplayResult r = replay_in(deep, kSchedFairRatio, t);
+    CHECK(r.reproduced);
+    CHECK(r.verdict_line.find(", while a keeps its deep flag at every step of it") != std::string::npos);
+    // The same lasso against a model that restricts nothing: a mismatch.
+    CHECK_THROWS_AS(replay_in(all, kSchedFairRatio, t), TraceMismatch);
+  }
+}
+
 // A state limit that stops the control search on two workers mid-level:
 // the store may hold successors past the states counted, and the gain pass
 // leaves them out, as it does states never stored; the run ends at the

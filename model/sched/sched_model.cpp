@@ -418,6 +418,8 @@ PathMeasure SchedModel<Sched>::path_measure(int prop) const {
       pm.cap = wait_cap_;
       pm.share = true;
       for (std::size_t i = 0; i < 2; ++i) pm.names[i] = wl_.procs[std::size_t(wl_.fair[i])].name;
+      if constexpr (requires { sched_.share_within_text(pm.names[0]); })
+        pm.within = sched_.share_within_text(pm.names[0]);
       return pm;
     }
     default:
@@ -458,6 +460,15 @@ void SchedModel<Sched>::share_served(int prop, const State& before, const State&
     if (rq_.queued(before, r) && !rq_.queued(after, r))
       for (int i = 0; i < 2; ++i)
         if (rq_.info(r).proc == wl_.fair[i]) g[i] += rq_.info(r).size;
+}
+
+template <class Sched>
+bool SchedModel<Sched>::share_within(int prop, const State& s) const {
+  if constexpr (requires { sched_.share_within(s, 0); })
+    return prop == FairRatio && wl_.has_fair() && sched_.share_within(s, wl_.fair[0]);
+  (void)prop;
+  (void)s;
+  return true;
 }
 
 template <class Sched>

@@ -161,6 +161,9 @@ class SchedModel : public SchemaModel<SchedModel<Sched>> {
   void path_counters(int prop, const State& s, int* g) const;
   bool path_reset(int prop, const State& before, const State& after) const;
   void share_served(int prop, const State& before, const State& after, int* g) const;
+  // The scheduler's restriction of the long-run share, if it makes one
+  // (CFQ's share_while_deep): true where it holds in s.
+  bool share_within(int prop, const State& s) const;
   int path_value(int prop, const int* g) const;
   int path_bound(int prop, const int* lo, const int* hi) const;
   // Symmetry (explorer/symmetry.hpp) over the block "proc": processes are

@@ -84,6 +84,10 @@ std::vector<ParamInfo> CfqScheduler::params() {
       {"shadow_fn", 0, 0, 5,
        "with shadow: compare only this decision (1 mark_deep, 2 keeps_deep, 3 fast_sample, 4 "
        "should_idle, 5 seeky; 0: all)"},
+      {"share_while_deep", 0, 0, 1,
+       "1: fair-ratio's long-run share counts only the runs on which the first of the fair "
+       "pair keeps its deep flag from some point on (seed 004: how little the queue stuck "
+       "deep is served)"},
   };
 }
 
@@ -117,6 +121,7 @@ CfqScheduler::CfqScheduler(int variant, const Params& p, const RqTable& t)
       shadow_(p.at("shadow")),
       shadow_fn_(p.at("shadow_fn")),
       shadow_seek_bytes_(0),
+      share_deep_(p.at("share_while_deep") != 0),
       clock_(p.at("clock") != 0) {
   if (variant < V2633 || variant > DeepFixV2) throw UsageError("cfq: bad variant index");
   if (shadow_ > DeepFixV2) throw UsageError("cfq: bad shadow variant index");

@@ -161,6 +161,13 @@ class CfqScheduler {
   int fast_samples(const SchedState& s) const { return fast_samples_.get(s); }
   int ghost(const SchedState& s) const { return ghost_ != 0 ? ghost_v_.get(s) : 0; }
   int last_position(const SchedState& s) const { return last_position_.get(s); }
+  // fair-ratio's long-run share restricted (share_while_deep=1) to the runs
+  // on which queue q (the first of the fair pair) keeps its deep flag from
+  // some point on: seed 004 asks how little such an instance is served.
+  std::string share_within_text(const std::string& proc) const {
+    return share_deep_ ? "while " + proc + " keeps its deep flag" : std::string();
+  }
+  bool share_within(const SchedState& s, int q) const { return qflag(s, q, kDeep); }
   // Ghost (ghost_check=1): queue q's deep flag predates CFQD_FAST.
   bool stale_deep(const SchedState& s, int q) const { return ghost_ == 1 && stale_deep_.test(s, q); }
   // --- per queue (one per process) ---
@@ -281,6 +288,7 @@ class CfqScheduler {
   int seek_thr_, seek_mean_thr_, nonrot_size_, seek_window_, seeky_bits_, close_thr_;
   int hw_queue_min_, hw_tag_samples_, fast_valid_, ghost_, ghost_ticks_;
   int shadow_, shadow_fn_, shadow_seek_bytes_;
+  bool share_deep_;
   bool clock_;  // without a clock the idle timer fires at the next queue run
 };
 
