@@ -147,6 +147,25 @@ expect 4 "a share the cycle does not give" -- "$B" replay "$T/lr-more.json"
 contains "$T/out" "NOT reproduced: round 1: early is served 5 sector(s) and late0 5, not the recorded 6 and 5" \
   "long run replay refuses a larger share"
 expect 2 "a share without its loop" -- "$B" replay "$T/lr-noloop.json"; one_line_error "a share without its loop"
+# CFQ's share_while_deep: the share over the runs on which the first of the
+# pair keeps its deep flag, said on the line and checked at every step of
+# the cycle by replay; the lasso fits only a model restricted the same way.
+printf '%s\n' "device depth=1 slot=1 spindles=1 rotational=1 service=1 seek=0" \
+  "proc b dir=R sync=0 cyclic=1 reqs=0" "proc a dir=R sync=0 cyclic=1 reqs=96,112,128,144" "fair a b" >"$T/deep.wl"
+expect 0 "long run while deep" -- "$B" check cfq -v deep-fix-v2 -p workload="$T/deep.wl" -p clock=1 \
+  -p share_while_deep=1 --prop fair-ratio --bfs -q --trace-out "$T/dp.json"
+contains "$T/out" "long run: while a keeps its deep flag, a is served at least 36 sector(s) for every 30 of b's (1.20)" \
+  "long run while deep in check"
+expect 0 "long run while deep replays" -- "$B" replay "$T/dp-fair-ratio-long-run-a.json"
+contains "$T/out" "a weakly fair cycle, while a keeps its deep flag at every step of it" "long run while deep replay"
+python3 - "$T/dp-fair-ratio-long-run-a.json" "$T/dp-all.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+del j["share"]["within"]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+expect 4 "a restricted share replayed as unrestricted" -- "$B" replay "$T/dp-all.json"
+one_line_error "a restricted share replayed as unrestricted"
 # A search stopped at a limit decides nothing: not FIXED, exit 3.
 expect 3 "compare with a limit" -- "$B" compare tags --before null-check --after refcount --max-states 20
 contains "$T/out" "UNDECIDED" "compare marks what a limit left open"

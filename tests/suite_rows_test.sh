@@ -8,6 +8,8 @@
 # Values changed on purpose since: the 32 `simulate bfq` sector figures of
 # workloads 21 and 22, when bfqq->next_rq became bfq_choose_req's choice
 # (issue 18; the model then serves a queue's requests in the kernel's order).
+# Parameters added since with a default that changes nothing: cfq's
+# share_while_deep=0 (the long-run share over every run) on every cfq row.
 # Usage: suite_rows_test.sh BLKMC SOURCE_DIR
 set -euo pipefail
 B=$1
