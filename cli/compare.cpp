@@ -142,11 +142,13 @@ int print_comparison(const CheckOutcome& a, const CheckOutcome& b, const std::st
                                          {"before", fa.found ? nlohmann::json(double(fa.mine) / double(fa.theirs)) : nlohmann::json()},
                                          {"after", fb.found ? nlohmann::json(double(fb.mine) / double(fb.theirs)) : nlohmann::json()},
                                          {"changed", moved}});
+      if (!fa.within.empty()) rows.back()["long_run"].back()["within"] = fa.within;
       if (!as_json)
-        std::cout << fmt::format("  {:<22} {:<11} {:<11} {}\n", "  long run: " + fa.name, share(fa), share(fb),
+        std::cout << fmt::format("  {:<22} {:<11} {:<11} {}{}\n", "  long run: " + fa.name, share(fa), share(fb),
                                  moved ? fmt::format("CHANGED ({} -> {} sectors against {})", sectors(fa),
                                                      sectors(fb), fa.other)
-                                       : "");
+                                       : "",
+                                 fa.within.empty() ? "" : fmt::format("{}({})", moved ? " " : "", fa.within));
     }
   }
   if (as_json) {
