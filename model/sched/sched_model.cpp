@@ -462,13 +462,17 @@ void SchedModel<Sched>::share_served(int prop, const State& before, const State&
         if (rq_.info(r).proc == wl_.fair[i]) g[i] += rq_.info(r).size;
 }
 
+// A scheduler without the hook restricts nothing (its PathMeasure::within
+// is empty, so this is never asked).
 template <class Sched>
 bool SchedModel<Sched>::share_within(int prop, const State& s) const {
-  if constexpr (requires { sched_.share_within(s, 0); })
+  if constexpr (requires { sched_.share_within(s, 0); }) {
     return prop == FairRatio && wl_.has_fair() && sched_.share_within(s, wl_.fair[0]);
-  (void)prop;
-  (void)s;
-  return true;
+  } else {
+    (void)prop;
+    (void)s;
+    return true;
+  }
 }
 
 template <class Sched>
