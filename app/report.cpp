@@ -103,22 +103,19 @@ std::string prop_result_text(const CheckOutcome::Prop& p) {
   return out;
 }
 
-// A share measure's long-run line (explorer/long_run_share.hpp).
+// A share measure's long-run line (explorer/long_run_share.hpp), after
+// its restriction if it has one.
 std::string share_text(const ShareFigure& f) {
-  if (!f.within.empty()) {
-    ShareFigure all = f;
-    all.within.clear();
-    return f.within + ", " + share_text(all);
-  }
-  if (!f.found) return fmt::format("{}: no weakly fair run serves {} without end", f.name, f.other);
+  const std::string within = f.within.empty() ? "" : f.within + ", ";
+  if (!f.found) return fmt::format("{}{}: no weakly fair run serves {} without end", within, f.name, f.other);
   const std::string where =
       fmt::format("a {}-step cycle {} steps in, {}", f.steps, f.prefix,
                   f.fair_alone ? "weakly fair by itself" : "weakly fair only with detours taken ever more rarely");
   if (f.mine == 0)
-    return fmt::format("{} can be served nothing while {} is served {} sector(s) a round: {}", f.name, f.other,
-                       f.theirs, where);
-  return fmt::format("{} is served at least {} sector(s) for every {} of {}'s ({:.2f}): {}", f.name, f.mine, f.theirs,
-                     f.other, double(f.mine) / double(f.theirs), where);
+    return fmt::format("{}{} can be served nothing while {} is served {} sector(s) a round: {}", within, f.name,
+                       f.other, f.theirs, where);
+  return fmt::format("{}{} is served at least {} sector(s) for every {} of {}'s ({:.2f}): {}", within, f.name, f.mine,
+                     f.theirs, f.other, double(f.mine) / double(f.theirs), where);
 }
 
 // Bytes per state mean something once the store's first allocation (its

@@ -124,11 +124,10 @@ class NegativeCycles {
 
 // The states the share is restricted to (GainGraph::within) and the steps
 // between them: a run that stays among those states from some point on
-// ends in a component of this graph. orig[e]: edge e's index in g.
+// ends in a component of this graph. orig[e]: edge e's index in g. Only
+// what the share reads is copied (edges, actors, served counts).
 GainGraph restricted(const GainGraph& g, std::vector<std::uint64_t>& orig) {
   GainGraph h;
-  h.counters = g.counters;
-  h.cap = g.cap;
   h.first.reserve(g.first.size());
   for (std::uint32_t u = 0; u < g.nodes(); ++u) {
     if (g.within[u])
@@ -136,8 +135,6 @@ GainGraph restricted(const GainGraph& g, std::vector<std::uint64_t>& orig) {
         if (!g.within[g.to[e]]) continue;
         h.to.push_back(g.to[e]);
         h.actor.push_back(g.actor[e]);
-        h.reset.push_back(g.reset[e]);
-        for (int i = 0; i < g.counters; ++i) h.gain.push_back(g.gain[e * std::size_t(g.counters) + std::size_t(i)]);
         for (std::size_t i = 0; i < 2; ++i) h.served.push_back(g.served[e * 2 + i]);
         orig.push_back(e);
       }

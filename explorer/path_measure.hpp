@@ -113,6 +113,8 @@ template <class M>
 std::optional<GainGraph> gain_graph(const M& m, const Search<M>& search, const Lifted& l, unsigned threads,
                                     std::chrono::steady_clock::time_point deadline) {
   using State = typename M::State;
+  if (!HasShareWithin<M> && !l.pm.within.empty())
+    throw std::logic_error("gain_graph: a share restricted by a model without share_within");
   const VisitedStore& store = search.store();
   const std::size_t used = padded_bytes(m.state_bytes());
   const std::size_t n = store.size();
@@ -187,10 +189,6 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
     l.shares_note = "the model does not say what each is served";
     return;
   }
-  if (!l.pm.within.empty() && g.within.size() != g.nodes()) {
-    l.shares_note = "the model does not say where " + l.pm.within + " holds";
-    return;
-  }
   for (std::uint8_t x : g.served)
     if (x == 255) {
       l.shares_note = "a step serves 255 sectors or more";
@@ -232,14 +230,12 @@ void long_run(const M& m, const Search<M>& control, const GainGraph& g, Lifted& 
         if constexpr (HasShareServed<M>) m.share_served(l.prop, cx.states[k], cx.states[k + 1], on);
         sum[0] += std::uint64_t(on[0]);
         sum[1] += std::uint64_t(on[1]);
+        if constexpr (HasShareWithin<M>)
+          if (!f.within.empty() && !m.share_within(l.prop, cx.states[k]))
+            throw std::logic_error("long_run: the cycle leaves the states it is restricted to");
       }
       if (sum[i] != f.mine || sum[1 - i] != f.theirs)
         throw std::logic_error("long_run: the cycle's sectors on the model are not the graph's");
-      if constexpr (HasShareWithin<M>)
-        if (!f.within.empty())
-          for (std::size_t k = f.prefix; k < cx.steps.size(); ++k)
-            if (!m.share_within(l.prop, cx.states[k]))
-              throw std::logic_error("long_run: the cycle leaves the states it is restricted to");
       f.path = cx.steps;
     }
     l.shares.push_back(std::move(f));

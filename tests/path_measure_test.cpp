@@ -366,10 +366,12 @@ int share_pair() {
   return wl;
 }
 
-// deadline v6.18's defaults on workload wl, and fair-ratio's search.
+// A scheduler model's defaults (mq-deadline's unless named) on workload
+// wl, and fair-ratio's search.
+template <class Model = DeadlineModel>
 Params share_params(int wl) {
   Params p;
-  for (const auto& pi : DeadlineModel::static_info().params) p[pi.name] = pi.def;
+  for (const auto& pi : Model::static_info().params) p[pi.name] = pi.def;
   p["workload"] = wl;
   return p;
 }
@@ -479,9 +481,7 @@ TEST_CASE("path measure: a long-run share restricted to CFQ's deep flag") {
                               "fair a b\n",
                               "share-deep.wl");
   const auto params = [&](int deep) {
-    Params p;
-    for (const auto& pi : CfqModel::static_info().params) p[pi.name] = pi.def;
-    p["workload"] = wl;
+    Params p = share_params<CfqModel>(wl);
     p["clock"] = 1;
     p["share_while_deep"] = deep;
     return p;
