@@ -2,6 +2,7 @@
 // turns its counterexamples into traces.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -237,5 +238,11 @@ class ModelAdapter final : public ModelHandle {
     return out;
   }
 };
+
+// Instantiated once per model class (app/instances.hpp).
+template <class M>
+std::unique_ptr<ModelHandle> make_adapter(Offers offers) {
+  return std::make_unique<ModelAdapter<M>>(std::move(offers));
+}
 
 }  // namespace blkmc

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "app/adapter.hpp"
+#include "app/instances.hpp"
 #include "app/prove_driver.hpp"
 #include "model/inflight/inflight.hpp"
 #include "model/inflight/inflight_symbolic.hpp"
@@ -38,18 +38,18 @@ const ProveDriver* driver() {
 
 // One line per family: the model and what it offers.
 const std::vector<const ModelHandle*>& all_models() {
-  static const ModelAdapter<TagsModel> tags({.prove = driver<tags::Proof>(), .elevator = ""});
-  static const ModelAdapter<InflightModel> inflight(
+  static const auto tags = make_adapter<TagsModel>({.prove = driver<tags::Proof>(), .elevator = ""});
+  static const auto inflight = make_adapter<InflightModel>(
       {.decisions = once<inflight::inflight_decisions>, .prove = driver<inflight::Proof>(), .elevator = ""});
-  static const ModelAdapter<IntegrityModel> integrity;
-  static const ModelAdapter<WorkqueueModel> workqueue;
-  static const ModelAdapter<SbitmapModel> sbitmap;
-  static const ModelAdapter<sched::DeadlineModel> deadline(
+  static const auto integrity = make_adapter<IntegrityModel>({});
+  static const auto workqueue = make_adapter<WorkqueueModel>({});
+  static const auto sbitmap = make_adapter<SbitmapModel>({});
+  static const auto deadline = make_adapter<sched::DeadlineModel>(
       {.decisions = once<sched::deadline_decisions>,
        .elevator = "mq-deadline",
        .tunables = {"fifo_batch", "writes_starved"}});
-  static const ModelAdapter<sched::NoneModel> none({.elevator = "none"});
-  static const ModelAdapter<sched::BfqModel> bfq(
+  static const auto none = make_adapter<sched::NoneModel>({.elevator = "none"});
+  static const auto bfq = make_adapter<sched::BfqModel>(
       {.decisions = once<sched::bfq_decisions>,
        .elevator = "bfq",
        .tunables = {"low_latency", "strict_guarantees"},
@@ -61,9 +61,9 @@ const std::vector<const ModelHandle*>& all_models() {
                       "scheduling a queue past its weight's share, as an idle-class queue beside best-effort ones "
                       "is at once, one at a time); put those processes above the gate or gate fewer of their "
                       "requests"});
-  static const ModelAdapter<sched::CfqModel> cfq({.decisions = once<sched::cfq_decisions>, .elevator = ""});
+  static const auto cfq = make_adapter<sched::CfqModel>({.decisions = once<sched::cfq_decisions>, .elevator = ""});
   static const std::vector<const ModelHandle*> models{
-      &tags, &inflight, &integrity, &workqueue, &sbitmap, &deadline, &none, &bfq, &cfq};
+      tags.get(), inflight.get(), integrity.get(), workqueue.get(), sbitmap.get(), deadline.get(), none.get(), bfq.get(), cfq.get()};
   return models;
 }
 

@@ -17,24 +17,12 @@
 
 #include "common/errors.hpp"
 #include "explorer/hash.hpp"
+#include "explorer/reach.hpp"
 #include "explorer/search.hpp"
 
 namespace blkmc {
 
 namespace state_graph {
-
-// Stores every state and keeps nothing else.
-template <class M>
-struct Collector {
-  using State = typename M::State;
-  void on_new(std::uint32_t, const State&) {}
-  bool wants_edges() const { return false; }
-  void on_expand(std::uint32_t, const State&) {}
-  void on_edge(std::uint32_t, std::uint8_t) {}
-  void on_expanded(std::uint32_t, const State&, std::size_t, bool) {}
-  bool done() const { return false; }
-  std::uint64_t memory_bytes() const { return 0; }
-};
 
 inline std::string dot_string(const std::string& s) {
   std::string out = "\"";
@@ -66,7 +54,9 @@ std::string state_graph_dot(const M& m, const SearchOptions& check_opt,
   opt.limits.max_states = limit + 1;
   opt.limits.seconds = check_opt.limits.seconds;
   Search<M> search(m, opt);
-  state_graph::Collector<M> none;
+  // Every state stored, nothing else kept: a search for a state that is
+  // never found (the one instantiation of the search behind every such question).
+  FindState<M> none([](const State&) { return false; });
   const StopReason stop = search.run(none);
   if (stop == StopReason::MaxStates)
     throw UsageError(fmt::format("--dot: the state space has more than {} states; draw a smaller one "

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/instances.hpp"
 #include "device/analysis.hpp"
 #include "device/conformance.hpp"
 #include "device/env.hpp"

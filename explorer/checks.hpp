@@ -288,7 +288,7 @@ void shortest_traces(const M& m, const SearchOptions& opt, SearchResult<typename
       if constexpr (!K::kOnGraph) {
         auto pred = [&](const State& s) { return K::reaches(m, o, s); };
         Search<M> search(m, again);
-        FindState<M, decltype(pred)> obs(pred);
+        FindState<M> obs(pred);
         search.run(obs);
         if (!obs.done()) return;
         o.trace = search.path_to(obs.found);

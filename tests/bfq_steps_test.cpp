@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/sched/bfq/bfq_decide.hpp"
 #include "model/sched/sched_model.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/census.hpp"
 #include "explorer/checks.hpp"
 #include "explorer/reach.hpp"
@@ -57,7 +58,7 @@ TEST_CASE("census: the hashed counts are the exact counts, variable by variable"
     const SearchOptions opt = options(m, "max-wait");
     Search<M> search(m, opt);
     auto never = [](const M::State&) { return false; };
-    FindState<M, decltype(never)> obs(never);
+    FindState<M> obs(never);
     search.run(obs);
     const Census c = take_census(m.schema(), search.store(), [](const std::string&, std::size_t, std::size_t) {});
     const Schema& sc = m.schema();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/sched/cfq/cfq_decide.hpp"
 #include "model/sched/sched_model.hpp"

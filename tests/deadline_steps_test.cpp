@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_steps.hpp"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
 #include "explorer/checks.hpp"

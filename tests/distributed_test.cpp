@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
 #include "explorer/checks.hpp"

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/adapter.hpp"
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/tags/tags.hpp"
 #include "tests/toy_model.hpp"

@@ -20,6 +20,7 @@
 #include "counterexamples/trace.hpp"
 #include "model/sched/sched_model.hpp"
 #include "model/sched/workload.hpp"
+#include "tests/source_dir.hpp"
 
 namespace fuzz_test {
 
@@ -73,7 +74,7 @@ fs::path scratch(const std::string& k) {
 
 TEST_CASE("fuzz: mutated traces are replayed or refused, never crash") {
   std::vector<std::string> seeds;
-  for (const auto& d : fs::directory_iterator(fs::path(BLKMC_SOURCE_DIR) / "counterexamples"))
+  for (const auto& d : fs::directory_iterator(blkmc::testing::source_dir() / "counterexamples"))
     if (d.is_directory())
       for (const auto& f : fs::directory_iterator(d.path()))
         if (f.path().extension() == ".json" && fs::file_size(f.path()) < 200000) seeds.push_back(read_all(f.path()));
@@ -138,7 +139,7 @@ TEST_CASE("fuzz: mutated workloads are parsed and run, or refused, never crash")
 
 TEST_CASE("fuzz: mutated suite files are expanded or refused, never crash") {
   std::vector<std::string> seeds;
-  for (const auto& f : fs::recursive_directory_iterator(fs::path(BLKMC_SOURCE_DIR) / "model"))
+  for (const auto& f : fs::recursive_directory_iterator(blkmc::testing::source_dir() / "model"))
     if (f.path().extension() == ".suite") seeds.push_back(read_all(f.path()));
   REQUIRE(seeds.size() >= 5);
   std::mt19937_64 rng(20261203);
@@ -153,7 +154,7 @@ TEST_CASE("fuzz: mutated suite files are expanded or refused, never crash") {
     std::ofstream(path, std::ios::binary) << text;
     try {
       const fs::path here = fs::current_path();
-      fs::current_path(BLKMC_SOURCE_DIR);
+      fs::current_path(blkmc::testing::source_dir());
       try {
         run_suite_files({path.string()}, 0, false, true);
       } catch (...) {

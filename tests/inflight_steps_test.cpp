@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/inflight/inflight.hpp"
 #include "tests/commuting.hpp"

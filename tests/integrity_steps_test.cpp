@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/integrity/integrity.hpp"
 #include "tests/model_steps.hpp"

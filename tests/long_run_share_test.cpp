@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/long_run_share.hpp"
 
 namespace blkmc::testing {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/adapter.hpp"
+#include "app/instances.hpp"
 #include "explorer/path_gains.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/model_cases.hpp"

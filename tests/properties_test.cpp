@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "app/adapter.hpp"
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "app/registry.hpp"
 #include "model/tags/tags.hpp"

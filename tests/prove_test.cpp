@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "app/instances.hpp"
 #include "cli/prove.hpp"
 #include "app/registry.hpp"
 #include "model/tags/tags.hpp"

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "explorer/reduced_model.hpp"
 #include "tests/model_steps.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "app/instances.hpp"
 #include "model/inflight/inflight.hpp"
 #include "model/integrity/integrity.hpp"
 #include "model/workqueue/workqueue.hpp"

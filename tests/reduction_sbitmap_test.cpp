@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
+#include "app/instances.hpp"
 #include "model/sbitmap/sbitmap.hpp"
 #include "tests/reduction_checks.hpp"
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
+#include "app/instances.hpp"
 #include "app/registry.hpp"
 #include "explorer/reach.hpp"
 #include "explorer/reduced_model.hpp"
@@ -79,7 +80,7 @@ TEST_CASE("reduction: the reduced model, searched as a model, is the search with
     opt.reduce = ReduceOptions{true, true, false};
     auto violating = [&](const TagsModel::State& s) { return m.violates(prop, s); };
     Search<TagsModel> direct(m, opt);
-    FindState<TagsModel, decltype(violating)> a(violating);
+    FindState<TagsModel> a(violating);
     const StopReason ra = direct.run(a);
 
     const Reduced<TagsModel> rm(m, opt.reduce, props, false);
@@ -87,7 +88,7 @@ TEST_CASE("reduction: the reduced model, searched as a model, is the search with
     plain.reduce = ReduceOptions::none();
     plain.threads = 1;
     Search<Reduced<TagsModel>> layered(rm, plain);
-    FindState<Reduced<TagsModel>, decltype(violating)> b(violating);
+    FindState<Reduced<TagsModel>> b(violating);
     const StopReason rb = layered.run(b);
 
     RC_ASSERT(ra == rb);

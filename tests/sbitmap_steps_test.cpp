@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/sbitmap/sbitmap.hpp"
 #include "tests/commuting.hpp"

@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "app/instances.hpp"
 #include "cli/compare.hpp"
 #include "cli/suite.hpp"
 #include "counterexamples/render.hpp"

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/sched/workload.hpp"
 

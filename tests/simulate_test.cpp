@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/simulate.hpp"
 #include "model/sched/sched_model.hpp"
 #include "tests/toy_model.hpp"

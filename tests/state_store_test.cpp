@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/hash.hpp"
 #include "explorer/state_store.hpp"
 #include "explorer/hash_compact_store.hpp"

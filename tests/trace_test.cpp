@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "counterexamples/trace.hpp"
 #include "app/registry.hpp"
+#include "tests/source_dir.hpp"
 
 using nlohmann::json;
 
@@ -325,7 +327,7 @@ TEST_CASE("trace: traces that do not fit the model give TraceMismatch") {
 }
 
 TEST_CASE("trace: checked-in counterexamples replay and reproduce") {
-  const fs::path dir = fs::path(BLKMC_SOURCE_DIR) / "counterexamples";
+  const fs::path dir = blkmc::testing::source_dir() / "counterexamples";
   int n = 0;
   if (fs::is_directory(dir)) {
     for (const auto& e : fs::recursive_directory_iterator(dir)) {

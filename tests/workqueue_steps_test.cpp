@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/instances.hpp"
 #include "explorer/checks.hpp"
 #include "model/workqueue/workqueue.hpp"
 #include "tests/commuting.hpp"
