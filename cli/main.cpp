@@ -4,6 +4,7 @@
 // is in cli/blkmc.cpp, and in cli/mpi_main.cpp for the MPI runner.
 #include <iostream>
 #include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -22,12 +23,16 @@
 #include "cli/suite.hpp"
 #include "cli/workload_command.hpp"
 #include "common/error_line.hpp"
+#include "common/version.hpp"
 
 using namespace blkmc;
 
 int blkmc::blkmc_main(int argc, char** argv) {
   CLI::App app{"blkmc: a model checker for the Linux block layer"};
   app.require_subcommand(1);
+  const std::string date = build_commit_date();
+  app.set_version_flag("--version", fmt::format("blkmc {} (commit {}{})", version(), build_commit(),
+                                                date.empty() ? "" : ", " + date));
 
   ListArgs list_args;
   CLI::App* list = add_list_command(app, list_args);
@@ -66,6 +71,8 @@ int blkmc::blkmc_main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "blkmc: " << error_line(e.what()) << " (see blkmc --help)\n";
