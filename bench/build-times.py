@@ -82,6 +82,8 @@ def ci_phases(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--source", default=SRC,
+                    help="the tree to build (default: this one; another checkout, for a before and after)")
     ap.add_argument("--build-type", default="Release")
     ap.add_argument("--cmake-flags", default="", help="more -D flags for cmake, one string")
     ap.add_argument("--top", type=int, default=10, help="the slowest units listed")
@@ -91,6 +93,9 @@ def main():
     a = ap.parse_args()
     if a.jobs < 1 or a.jobs > 256:
         sys.exit("bench-build: --jobs must be 1..256")
+    src = os.path.abspath(a.source)
+    if not os.path.isfile(os.path.join(src, "CMakeLists.txt")):
+        sys.exit(f"bench-build: {src} has no CMakeLists.txt")
     if a.ci_log and not os.path.isfile(a.ci_log):
         sys.exit(f"bench-build: no file {a.ci_log}")
     if not shutil.which("ninja"):
@@ -98,13 +103,13 @@ def main():
 
     scratch = a.dir or tempfile.mkdtemp(prefix="blkmc-bench-build-")
     try:
-        cfg = ["cmake", "-S", SRC, "-B", scratch, "-G", "Ninja", f"-DCMAKE_BUILD_TYPE={a.build_type}",
+        cfg = ["cmake", "-S", src, "-B", scratch, "-G", "Ninja", f"-DCMAKE_BUILD_TYPE={a.build_type}",
                "-DBLKMC_CCACHE=OFF"] + a.cmake_flags.split()
-        configure = run(cfg, SRC)
-        wall = run(["ninja", "-C", scratch, f"-j{a.jobs}"], SRC)
+        configure = run(cfg, src)
+        wall = run(["ninja", "-C", scratch, f"-j{a.jobs}"], src)
         units = ninja_units(scratch)
         cpu = sum(t for t, _ in units)
-        print(f"clean {a.build_type} build, {a.jobs} jobs, {os.cpu_count()} cores: "
+        print(f"{src}: clean {a.build_type} build, {a.jobs} jobs, {os.cpu_count()} cores: "
               f"{wall:.0f} s wall ({wall / 60:.1f} min), configure {configure:.1f} s")
         print(f"  {len(units)} steps, {cpu:.0f} s summed ({cpu / max(wall, 1e-9):.2f} busy on average)")
         print(f"  the {a.top} slowest units:")
@@ -113,8 +118,10 @@ def main():
         if not a.no_touch:
             print("  one file changed, rebuilt:")
             for path, what in TOUCHED:
-                os.utime(os.path.join(SRC, path))
-                t = run(["ninja", "-C", scratch, f"-j{a.jobs}"], SRC)
+                if not os.path.isfile(os.path.join(src, path)):
+                    continue
+                os.utime(os.path.join(src, path))
+                t = run(["ninja", "-C", scratch, f"-j{a.jobs}"], src)
                 print(f"    {t:7.1f} s  {path} ({what})")
     finally:
         if not a.dir:
