@@ -128,7 +128,9 @@ contains "$T/out" "conforms               holds" "head-request = the patch"
 # --- broken code: verdicts, not crashes ---------------------------------
 for case in "bug-on-write:BUG_ON(data_dir == DD_WRITE)" "warn-finish:WARN_ON_ONCE(per_prio)" \
   "null-deref:fault" "endless-loop:did not return" "overflow:a write past the end of a kmalloc'd object" \
-  "global-write:its global 'dd_dispatches'" "rq-field-write:keeps constant"; do
+  "global-write:its global 'dd_dispatches'" "rq-field-write:keeps constant" \
+  "use-after-free:use-after-free: read of size 2 at offset 140 of the free request slot" \
+  "overflow-read:out-of-bounds: read of size 1 at offset 307 of a kmalloc.d object"; do
   name=${case%%:*} what=${case#*:}
   P=$(patched "$name")
   prop=kernel-bug
@@ -140,6 +142,12 @@ for case in "bug-on-write:BUG_ON(data_dir == DD_WRITE)" "warn-finish:WARN_ON_ONC
   contains "$T/out" "KERNEL BUG" "$name: the story says where the code stopped"
   contains "$T/out" "$what" "$name: the story names it"
 done
+# A memory error names the user's line, as KASAN does (the access is seen
+# by the compiler's instrumentation before it happens).
+contains "$T/out" "at mq-deadline.c:4[0-9][0-9] (dd_dispatch_request)" "overflow-read: the line of the access"
+"$B" replay "$T/use-after-free.json" >"$T/out" 2>&1
+contains "$T/out" "at mq-deadline.c:4[0-9][0-9] (dd_dispatch_request)" "use-after-free: the line of the access"
+contains "$T/out" "request slot [0-9] (" "use-after-free: the request is named"
 
 # --- bad input: one-line errors -------------------------------------------
 mkdir -p "$T/empty"
@@ -150,6 +158,12 @@ expect 2 "a file that does not compile" -- "$B" check deadline --kernel "$MS" -q
 one_line_error "a file that does not compile"
 contains "$T/err" "no 'blk_mq_freeze_queue'" "the error names the symbol the shim lacks"
 contains "$T/err" "mq-deadline.c:" "the error names the file and line"
+if [ "$(uname -m)" = x86_64 ]; then  # the patch is x86 assembly
+  IA=$(patched inline-atomic)
+  expect 2 "an atomic instruction the instrumentation cannot see" -- "$B" check deadline --kernel "$IA" -q
+  one_line_error "inline atomic"
+  contains "$T/err" "an atomic instruction in dd_dispatch_request that blkmc cannot see" "the refusal names the function"
+fi
 OLD=$(patched head-request)
 sed -i 's/^PATCHLEVEL = .*/PATCHLEVEL = 13/' "$OLD/Makefile"
 expect 2 "a version outside the shim's range" -- "$B" check deadline --kernel "$OLD" -q

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -30,15 +32,46 @@ const char* compiler() {
   return cc && *cc ? cc : "cc";
 }
 
+bool is_clang();
+
 // The flags of every compile: the kernel's own C dialect (gnu11, no strict
-// aliasing or overflow, NULL checks kept) and the shim's interfaces as
-// errors where a missing one would otherwise only warn.
+// aliasing or overflow, NULL checks kept), the shim's interfaces as errors
+// where a missing one would otherwise only warn, line tables (a memory
+// error names its line) and frame pointers (and the calls above it).
 const std::vector<std::string>& cflags() {
   static const std::vector<std::string> v{
-      "-std=gnu11", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing", "-fno-strict-overflow",
+      "-std=gnu11", "-O2", "-fPIC", "-fno-strict-aliasing", "-fno-strict-overflow",
       "-fno-delete-null-pointer-checks", "-fno-common", "-fvisibility=hidden", "-ftls-model=initial-exec",
+      "-g1", "-fno-omit-frame-pointer",
       "-Werror=implicit-function-declaration", "-Werror=implicit-int", "-Werror=incompatible-pointer-types",
-      "-Werror=int-conversion", "-Werror=return-type", "-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-undefined"};
+      "-Werror=int-conversion", "-Werror=return-type"};
+  return v;
+}
+
+// The scheduler's file, the harness and the shim: every load, store and
+// atomic a call to blkmc_tsan.c (the compiler's thread-sanitizer hooks,
+// without its entry and exit hooks), and no memset or memcpy the compiler
+// expands in place where no hook would see it.
+const std::vector<std::string>& instrument_flags() {
+  static const std::vector<std::string> v = is_clang()
+      ? std::vector<std::string>{"-fsanitize=thread", "-mllvm", "-tsan-instrument-func-entry-exit=0", "-fno-builtin"}
+      : std::vector<std::string>{"-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0", "-fno-builtin"};
+  return v;
+}
+
+// blkmc_tsan.c itself: not instrumented, and its byte loops not turned
+// back into calls of the memset and memcpy it defines.
+const std::vector<std::string>& runtime_flags() {
+  static const std::vector<std::string> v = is_clang()
+      ? std::vector<std::string>{"-fno-builtin"}
+      : std::vector<std::string>{"-fno-builtin", "-fno-tree-loop-distribute-patterns"};
+  return v;
+}
+
+// The link: without -fsanitize=thread, which would load libtsan; every
+// hook the code calls is defined in the object (--no-undefined).
+const std::vector<std::string>& ldflags() {
+  static const std::vector<std::string> v{"-shared", "-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-undefined"};
   return v;
 }
 
@@ -88,6 +121,17 @@ const std::string& compiler_id() {
     return s.substr(0, s.find('\n'));
   }();
   return id;
+}
+
+bool is_clang() { return compiler_id().find("clang") != std::string::npos; }
+
+// Every command at once (each with its log); their exit statuses.
+std::vector<int> run_all(const std::vector<std::vector<std::string>>& cmds, const std::vector<std::string>& logs) {
+  std::vector<int> rc(cmds.size(), -1);
+  std::vector<std::thread> th;
+  for (std::size_t i = 0; i < cmds.size(); ++i) th.emplace_back([&, i] { rc[i] = run(cmds[i], logs[i]); });
+  for (auto& t : th) t.join();
+  return rc;
 }
 
 // The headers a C file includes: <linux/x.h> and "x.h".
@@ -162,29 +206,88 @@ int compile(const Source& s, const std::vector<std::string>& defines, const std:
   };
   stub_includes(s.text);
   for (const SourceFile& f : s.extra) stub_includes(f.text);
-  std::vector<std::string> argv{compiler()};
-  for (const auto& f : cflags()) argv.push_back(f);
-  argv.push_back("-I" + (root / "include").string());
-  argv.push_back("-I" + root.string());
-  argv.push_back(fmt::format("-DBLKMC_KV={}", s.kv));
-  argv.push_back(fmt::format("-DBLKMC_FILE=\"{}\"", s.file));
-  for (const auto& d : defines) argv.push_back("-D" + d);
-  argv.push_back("-o");
-  argv.push_back(out);
-  argv.push_back((root / "harness.c").string());
-  argv.push_back((root / "blkmc_shim.c").string());
+  // Each C file on its own (at once), then the link.
+  std::vector<fs::path> units{root / "harness.c", root / "blkmc_shim.c"};
   for (const SourceFile& f : s.extra)
-    if (fs::path(f.path).extension() == ".c") argv.push_back((root / f.path).string());
-  const std::string logf = dir.file("cc.log");
-  const int rc = run(argv, logf);
-  log = slurp(logf);
+    if (fs::path(f.path).extension() == ".c") units.push_back(root / f.path);
+  units.push_back(root / "blkmc_tsan.c");
+  std::vector<std::vector<std::string>> cmds;
+  std::vector<std::string> logs, objs;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    std::vector<std::string> argv{compiler()};
+    for (const auto& f : cflags()) argv.push_back(f);
+    const bool runtime = i + 1 == units.size();
+    for (const auto& f : runtime ? runtime_flags() : instrument_flags()) argv.push_back(f);
+    argv.push_back("-I" + (root / "include").string());
+    argv.push_back("-I" + root.string());
+    argv.push_back(fmt::format("-DBLKMC_KV={}", s.kv));
+    argv.push_back(fmt::format("-DBLKMC_FILE=\"{}\"", s.file));
+    for (const auto& d : defines) argv.push_back("-D" + d);
+    objs.push_back(dir.file(fmt::format("u{}.o", i)));
+    argv.insert(argv.end(), {"-c", "-o", objs.back(), units[i].string()});
+    cmds.push_back(std::move(argv));
+    logs.push_back(dir.file(fmt::format("cc{}.log", i)));
+  }
+  std::vector<int> rcs = run_all(cmds, logs);
+  std::vector<std::string> link{compiler()};
+  for (const auto& f : ldflags()) link.push_back(f);
+  link.insert(link.end(), {"-o", out});
+  link.insert(link.end(), objs.begin(), objs.end());
+  int rc = 0;
+  log.clear();
+  for (std::size_t i = 0; i < cmds.size(); ++i) {
+    log += slurp(logs[i]);
+    if (rcs[i] == 127 || rcs[i] < 0)
+      throw UsageError(fmt::format("the C compiler '{}' does not run (set CC, or apt-get install gcc)", compiler()));
+    if (rcs[i] != 0 && rc == 0) rc = rcs[i];
+  }
+  if (rc == 0) {
+    cmds.push_back(link);
+    logs.push_back(dir.file("ld.log"));
+    rc = run(link, logs.back());
+    log += slurp(logs.back());
+  }
   if (const char* keep = std::getenv("BLKMC_CC_LOG"); keep && *keep) {  // debugging the shim: the whole log
     std::ofstream f(keep, std::ios::app);
-    f << fmt::format("{}\n", fmt::join(argv, " ")) << log;
+    for (const auto& c : cmds) f << fmt::format("{}\n", fmt::join(c, " "));
+    f << log;
   }
   if (rc == 127 || rc < 0)
     throw UsageError(fmt::format("the C compiler '{}' does not run (set CC, or apt-get install gcc)", compiler()));
   return rc;
+}
+
+// What the instrumentation cannot see, in the linked object: an atomic
+// instruction (a lock prefix, or xchg with memory, which locks) written as
+// inline asm, or a call of libc's memory functions (the object defines its
+// own, checked). "" when there is none, else a line saying where.
+std::string unseen_accesses(const std::string& so) {
+  const ScratchDir d("", "blkmc-objdump");
+  const std::string log = d.file("d.txt");
+  if (run({"objdump", "-d", "--no-show-raw-insn", so}, log) != 0)
+    throw UsageError("objdump does not run (apt-get install binutils): blkmc reads the compiled code with it");
+  std::ifstream in(log);
+  std::string line, fn;
+  static const std::regex head("^[0-9a-f]+ <([^>]+)>:$");
+  static const std::regex locked("\\s(lock\\s|xchg[bwlq]?\\s+[^,]*\\(|xchg[bwlq]?\\s+%[a-z0-9]+,[^,]*\\()");
+  static const std::regex libc_mem("call\\s.*<(mem(set|cpy|move|cmp)|str[a-z]*cpy|bzero)@plt>");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, head)) {
+      fn = m[1];
+      continue;
+    }
+    if (std::regex_search(line, locked)) {
+      std::string insn = line.substr(line.find(':') + 1);
+      insn.erase(0, insn.find_first_not_of(" \t"));
+      std::replace(insn.begin(), insn.end(), '\t', ' ');
+      return fmt::format("an atomic instruction in {} that blkmc cannot see ({}): write it with the kernel's "
+                         "atomic helpers, which the shim provides in C", fn, insn);
+    }
+    if (std::regex_search(line, m, libc_mem))
+      return fmt::format("{} calls libc's {}, which blkmc cannot see", fn, m[1].str());
+  }
+  return "";
 }
 
 }  // namespace
@@ -207,9 +310,10 @@ std::string cache_dir() {
 
 Built build_source(const Source& s) {
   std::lock_guard<std::mutex> lock(build_mutex());
-  const std::string key = sha256_hex(fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", shim_hash(), s.sha256, s.kv,
-                                                 s.file, fmt::join(s.layout, " "), compiler_id(),
-                                                 fmt::join(cflags(), " ")));
+  const std::string key = sha256_hex(fmt::format(
+      "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}", shim_hash(), s.sha256, s.kv, s.file, fmt::join(s.layout, " "),
+      compiler_id(), fmt::join(cflags(), " "), fmt::join(instrument_flags(), " "), fmt::join(runtime_flags(), " "),
+      fmt::join(ldflags(), " ")));
   const fs::path dir = fs::path(cache_dir()) / "kernel";
   const fs::path so = dir / (key.substr(0, 32) + ".so");
   Built b;
@@ -245,6 +349,10 @@ Built build_source(const Source& s) {
                                    first_error(log2, s)));
     b.walker = false;
     b.note = "blkmc's walker of its structs does not compile against them (" + error + ")";
+  }
+  if (const std::string unseen = unseen_accesses(tmp); !unseen.empty()) {
+    fs::remove(tmp, ec);
+    throw UsageError(fmt::format("{} ({}): {}", s.file, s.origin, unseen));
   }
   fs::rename(tmp, so, ec);
   if (ec) throw UsageError(fmt::format("cannot store {}: {}", so.string(), ec.message()));

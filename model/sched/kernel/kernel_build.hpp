@@ -14,6 +14,14 @@
 // does not compile is a one-line UsageError: the first compiler error, and
 // the kernel symbol the shim lacks where that is the cause; a walker that
 // does not compile is dropped (the object is built without it, with a note).
+//
+// Every C file but the runtime is compiled with the thread-sanitizer
+// instrumentation, each on its own and at once, then linked without it:
+// every access of the code calls shim/blkmc_tsan.c, which checks it against
+// what is allocated (docs/kernel-source.md, "Every access seen"). The
+// linked object is read back (objdump) and refused, one line, where it
+// holds an atomic instruction no hook sees (inline assembly) or calls
+// libc's memory functions.
 #pragma once
 
 #include <string>

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.hpp"
+#include "common/scratch_dir.hpp"
 
 namespace blkmc::kernel {
 
@@ -204,6 +207,7 @@ const char* status_name(int status) {
     case BLKMC_TIMEOUT: return "no return";
     case BLKMC_BADPTR: return "bad request pointer";
     case BLKMC_HARNESS: return "outside blkmc's model";
+    case BLKMC_MEMORY: return "memory error";
     default: return "?";
   }
 }
@@ -276,6 +280,7 @@ Module::Module(std::string so) : path_(std::move(so)) {
     throw UsageError(fmt::format("{}: dlinfo: {}", path_, dlerror()));
   Mapping mp;
   mp.base = lm->l_addr;
+  base_ = lm->l_addr;
   dl_iterate_phdr(find_mapping, &mp);
   lo_ = mp.lo;
   hi_ = mp.hi;
@@ -330,6 +335,55 @@ const char* Module::object_at(std::uintptr_t addr) const {
 }
 
 void Module::fault(int status, const char* text) const { fault_(status, text); }
+
+std::vector<std::vector<Module::Frame>> Module::frames(const std::vector<std::uint64_t>& pcs) const {
+  std::vector<std::vector<Frame>> out(pcs.size());
+  if (pcs.empty()) return out;
+  const ScratchDir dir("", "blkmc-a2l");
+  const std::string log = dir.file("out.txt");
+  std::vector<std::string> argv{"addr2line", "-a", "-f", "-i", "-e", path_};
+  for (const std::uint64_t pc : pcs)  // the call instruction, one byte before its return address
+    argv.push_back(fmt::format("{:#x}", pc > base_ ? pc - base_ - 1 : 0));
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) dup2(fd, 1);
+    const int nul = ::open("/dev/null", O_WRONLY);
+    if (nul >= 0) dup2(nul, 2);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  std::ifstream in(log);
+  std::string line, fn;
+  int i = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("0x", 0) == 0) {  // -a: the next address
+      ++i;
+      continue;
+    }
+    if (i < 0 || i >= int(out.size())) continue;
+    if (fn.empty()) {
+      fn = line;
+      continue;
+    }
+    Frame f;
+    f.function = fn;
+    fn.clear();
+    const auto colon = line.rfind(':');
+    const std::string file = line.substr(0, colon);
+    f.file = file.substr(file.rfind('/') + 1);
+    if (colon != std::string::npos) f.line = std::atoi(line.c_str() + colon + 1);
+    const auto paren = f.file.find(' ');
+    if (paren != std::string::npos) f.file.resize(paren);
+    if (f.function != "??" && f.line > 0) out[i].push_back(std::move(f));
+  }
+  return out;
+}
 
 Region::Region(const Module& m, int nrqs, int state_words, std::size_t arena_bytes) {
   const std::size_t hdr = (sizeof(blkmc_region) + kPage - 1) & ~(kPage - 1);

@@ -52,6 +52,17 @@ class Module {
   // scheduler's variables are static. Safe in a signal handler.
   const char* object_at(std::uintptr_t addr) const;
 
+  // Where code addresses of this object lie in its sources: for each pc (a
+  // return address, as the memory hooks record them), the chain of inlined
+  // frames, innermost first, from the object's line tables (addr2line).
+  // Empty where it cannot say. Not for the search's hot path: it runs a
+  // process.
+  struct Frame {
+    std::string function, file;  // file: the source's base name
+    int line = 0;
+  };
+  std::vector<std::vector<Frame>> frames(const std::vector<std::uint64_t>& pcs) const;
+
   // From the signal handler: ends the call running on this thread.
   void fault(int status, const char* text) const;
 
@@ -67,7 +78,7 @@ class Module {
   CallFn call_ = nullptr;
   FaultFn fault_ = nullptr;
   std::size_t request_size_ = 0, rq_state_bytes_ = 0;
-  std::uintptr_t lo_ = 0, hi_ = 0, rw_lo_ = 0, rw_hi_ = 0;
+  std::uintptr_t lo_ = 0, hi_ = 0, rw_lo_ = 0, rw_hi_ = 0, base_ = 0;
   std::vector<std::string> attrs_;
   struct Object {
     std::uintptr_t lo, hi;

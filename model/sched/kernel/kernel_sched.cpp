@@ -393,6 +393,44 @@ void KernelSched<Code>::restore(Instance& in, const State& s) const {
   codec_->decode(s.b.data() + kmem_.off, in.region, &in.mirror);
 }
 
+// Where a frame chain first reaches the user's code (its files, not the
+// shim's or the harness's): "mq-deadline.c:531 (dd_finish_request)", with
+// the shim helper it went through when the access was in one.
+namespace {
+bool shim_file(const std::string& f) {
+  return f.rfind("blkmc_", 0) == 0 || f == "harness.c" || f.rfind("walk_", 0) == 0;
+}
+std::string user_frame(const std::vector<std::vector<kernel::Module::Frame>>& chains) {
+  const kernel::Module::Frame* inner = nullptr;
+  for (const auto& chain : chains)
+    for (const auto& f : chain) {
+      if (!inner) inner = &f;
+      if (shim_file(f.file)) continue;
+      std::string where = fmt::format("{}:{} ({})", f.file, f.line, f.function);
+      if (inner != &f) where += fmt::format(", in {} ({}:{})", inner->function, inner->file, inner->line);
+      return where;
+    }
+  return inner ? fmt::format("{}:{} ({})", inner->file, inner->line, inner->function) : "";
+}
+}  // namespace
+
+// A memory error as KASAN words it: the access, what it hit, the line.
+template <class Code>
+std::string KernelSched<Code>::memory_error(const blkmc_region& h) const {
+  const blkmc_memerr& m = h.mem;
+  const std::string line = h.what;  // the harness's words: kind, access, object
+  std::vector<std::uint64_t> pcs(m.pc, m.pc + std::clamp(m.npc, 0, BLKMC_MEM_PCS));
+  const auto chains = mod_->frames(pcs);
+  std::string out = line;
+  if (m.slot >= 0 && m.slot < t_.size()) out += fmt::format(" ({})", t_.name(m.slot));
+  if (const std::string at = user_frame(chains); !at.empty()) out += " at " + at;
+  if (m.obj >= 0 && m.obj < h.nobjs && m.pool < 0 && h.objs[m.obj].pc) {
+    const auto alloc = mod_->frames({h.objs[m.obj].pc});
+    if (const std::string at = user_frame(alloc); !at.empty()) out += "; allocated at " + at;
+  }
+  return out;
+}
+
 template <class Code>
 long KernelSched<Code>::run(State& s, int op, int a, int b, bool tick, Why* why, const char* what) const {
   Instance& in = instance();
@@ -427,6 +465,7 @@ long KernelSched<Code>::run(State& s, int op, int a, int b, bool tick, Why* why,
     in.dirty = true;
     in.mirror.valid = false;
     status_.set(s, st);
+    if (why && st == BLKMC_MEMORY) bad = memory_error(*h);
     say(why, "KERNEL BUG in {} ({}): {}: {}", what, src_.file, kernel::status_name(st), bad.empty() ? h->what : bad);
     res = -1;
   }

@@ -165,6 +165,7 @@ class KernelSched {
   // One harness call on s's region; the result, and s updated (status,
   // region words, has_work, books) as the call left it.
   long run(State& s, int op, int a, int b, bool tick, Why* why, const char* what) const;
+  std::string memory_error(const blkmc_region& h) const;
   void store_tunables(kernel::Region& r, const Params& p);
 
   const RqTable& t_;

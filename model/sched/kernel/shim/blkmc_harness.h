@@ -18,5 +18,10 @@ int blkmc_cache_count(void);
 struct kmem_cache *blkmc_cache(int i);
 /* The pool small kmallocs after init come from (made before module init). */
 void blkmc_kmalloc_setup(void);
+/* The region whose accesses blkmc_tsan.c checks: set while the
+ * scheduler's code runs (harness.c), NULL while blk-mq's own does. */
+extern __thread struct blkmc_region *blkmc_check;
+/* The allocator's own fills (poison, zeroing, redzones): never checked. */
+void blkmc_fill(void *p, int c, unsigned long n);
 
 #endif /* BLKMC_HARNESS_H */

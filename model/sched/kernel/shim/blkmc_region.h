@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define BLKMC_REGION_MAGIC 0x626c6b6d63726731ULL /* "blkmcrg1" */
-#define BLKMC_ABI 2
+#define BLKMC_ABI 3
 #define BLKMC_MAX_RQS 64
 #define BLKMC_MAX_OBJS 192
 #define BLKMC_MAX_PROCS 16
@@ -107,7 +107,33 @@ struct blkmc_bfq_view {
 
 /* What the harness keeps about the scheduler's memory (not state). */
 struct blkmc_obj {
-  uint64_t off, size; /* from the region base */
+  uint64_t off, size; /* from the region base; size rounded up to 16 */
+  uint64_t req;       /* the size asked for: the bytes past it are padding, then the redzone */
+  uint64_t pc;        /* the code that allocated it (its return address) */
+  int32_t pool;       /* a slab cache's pool object: the cache (then pool_index), else -1 */
+  int32_t pool_index;
+};
+
+/* A memory error the instrumentation found (blkmc_tsan.c): status
+ * BLKMC_MEMORY, the call ended before the access. */
+enum blkmc_mem_kind {
+  BLKMC_MEM_FREE_RQ = 1,  /* a request slot whose request is not allocated (never, or completed) */
+  BLKMC_MEM_FREE_OBJ = 2, /* a free slab object, or a kfree'd one */
+  BLKMC_MEM_OOB_RQ = 3,   /* outside struct request, in its slot */
+  BLKMC_MEM_OOB_OBJ = 4,  /* past an object's size (its padding or redzone) */
+  BLKMC_MEM_WILD = 5,     /* the arena where no object lies */
+};
+#define BLKMC_MEM_PCS 8
+struct blkmc_memerr {
+  int32_t kind, write;
+  uint32_t size;  /* bytes accessed */
+  int32_t slot;   /* request slot, -1 */
+  int32_t obj;    /* objs[] index, -1 */
+  int32_t pool;   /* the object's slab cache, -1 */
+  int64_t at;     /* the access's offset in the request or object (negative: before it) */
+  uint64_t off;   /* its region offset */
+  int32_t npc, pad;
+  uint64_t pc[BLKMC_MEM_PCS]; /* the access, then its callers up to blkmc_k_call */
 };
 struct blkmc_region {
   uint64_t magic;
@@ -143,6 +169,9 @@ struct blkmc_region {
   /* How many 8-byte words of a request's head are state (the scheduler's),
    * the others constant; a freed request's state words are poisoned. */
   uint32_t rq_state_words;
+  uint32_t rq_size;   /* sizeof(struct request) */
+  uint64_t freed_off; /* arena: bit i set once objs[i] is kfree'd (state) */
+  struct blkmc_memerr mem;
   /* The last call's end: status and a line of text. */
   int32_t status;
   int32_t warned;
@@ -190,6 +219,7 @@ enum blkmc_status {
   BLKMC_TIMEOUT = 4,  /* the call did not return */
   BLKMC_BADPTR = 5,   /* a request pointer that is no request of blkmc's */
   BLKMC_HARNESS = 6,  /* something blkmc does not model (a merge, a late allocation) */
+  BLKMC_MEMORY = 7,   /* an access to memory that is not allocated (region->mem) */
 };
 
 #endif /* BLKMC_REGION_H */

@@ -332,10 +332,15 @@ void *blkmc_alloc(size_t size, gfp_t flags) {
     return NULL;
   }
   char *p = (char *)r + r->arena_off + at;
-  memset(p, (flags & __GFP_ZERO) ? 0 : 0xcc, end - at);
-  memset(p + (end - at), BLKMC_REDZONE_BYTE, BLKMC_REDZONE);
-  r->objs[r->nobjs].off = r->arena_off + at;
-  r->objs[r->nobjs].size = end - at;
+  blkmc_fill(p, (flags & __GFP_ZERO) ? 0 : 0xcc, end - at);
+  blkmc_fill(p + (end - at), BLKMC_REDZONE_BYTE, BLKMC_REDZONE);
+  struct blkmc_obj *o = &r->objs[r->nobjs];
+  o->off = r->arena_off + at;
+  o->size = end - at;
+  o->req = size;
+  o->pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
+  o->pool = -1;
+  o->pool_index = 0;
   r->nobjs++;
   r->arena_used = end + BLKMC_REDZONE;
   return p;
@@ -358,7 +363,11 @@ void kfree(const void *p) {
   }
   for (int i = 0; i < r->nobjs; ++i)
     if ((const char *)r + r->objs[i].off == (const char *)p) {
-      memset((char *)r + r->objs[i].off, BLKMC_FREE_BYTE, r->objs[i].size);
+      uint64_t *freed = r->freed_off ? (uint64_t *)((char *)r + r->freed_off) : NULL;
+      if (freed && ((freed[i / 64] >> (i % 64)) & 1))
+        blkmc_bug(__FILE__, __LINE__, "kfree() of a freed object (a double free)");
+      blkmc_fill((char *)r + r->objs[i].off, BLKMC_FREE_BYTE, r->objs[i].size);
+      if (freed) freed[i / 64] |= 1ULL << (i % 64);
       return;
     }
   blkmc_bug(__FILE__, __LINE__, "kfree() of a pointer kmalloc did not return");
@@ -396,7 +405,7 @@ void *kmem_cache_alloc(struct kmem_cache *c, gfp_t flags) {
     if (!((*map >> i) & 1)) {
       char *o = (char *)r + p->first_off + (uint64_t)i * p->stride;
       *map |= 1ULL << i;
-      memset(o, (flags & __GFP_ZERO) ? 0 : 0xcc, c->size);
+      blkmc_fill(o, (flags & __GFP_ZERO) ? 0 : 0xcc, c->size);
       return o;
     }
   blkmc_harness_error("kmem_cache_alloc(%s): its pool of %u objects is in use (blkmc lays out a fixed pool per cache)",
@@ -415,7 +424,7 @@ void kmem_cache_free(struct kmem_cache *c, void *o) {
   const uint32_t i = (uint32_t)((off - p->first_off) / p->stride);
   if (!((*map >> i) & 1)) blkmc_bug(__FILE__, __LINE__, "kmem_cache_free() of a free object (a double free)");
   *map &= ~(1ULL << i);
-  memset(o, BLKMC_FREE_BYTE, c->size);
+  blkmc_fill(o, BLKMC_FREE_BYTE, c->size);
 }
 
 void kmem_cache_destroy(struct kmem_cache *c) { (void)c; }

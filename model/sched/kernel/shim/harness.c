@@ -27,6 +27,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 #define BLKMC_EXPORT __attribute__((__visibility__("default")))
 
 __thread struct blkmc_region *blkmc_cur;
+__thread struct blkmc_region *blkmc_check;
+__thread void *blkmc_call_frame;
 static __thread sigjmp_buf *blkmc_jmp;
 static __thread volatile int blkmc_in_call;
 static struct elevator_type *blkmc_elv;
@@ -71,6 +73,39 @@ void blkmc_warn(const char *file, int line, const char *what) {
     r->warned = 1;
     snprintf(r->what, sizeof r->what, "%s at %s:%d", what, base, line);
   }
+}
+
+/* The scheduler's code runs with its accesses checked (blkmc_tsan.c):
+ * blk-mq's own steps around it (a request's set-up and poisoning, the
+ * walkers, the canonical form) are the allocator's and are not. */
+#define BLKMC_CHECKED(r, call)                                                                   \
+  do {                                                                                           \
+    blkmc_check = (r);                                                                           \
+    call;                                                                                        \
+    blkmc_check = NULL;                                                                          \
+  } while (0)
+
+const char *blkmc_mem_kind(int kind);
+
+/* From blkmc_tsan.c, the checks off: region->mem says what was accessed. */
+void blkmc_mem_error(void) {
+  struct blkmc_region *r = blkmc_cur;
+  const struct blkmc_memerr *m = &r->mem;
+  char text[240], what[120];
+  if (m->slot >= 0)
+    snprintf(what, sizeof what, "%s request slot %d", m->kind == BLKMC_MEM_FREE_RQ ? "the free" : "", m->slot);
+  else if (m->obj >= 0 && m->pool >= 0)
+    snprintf(what, sizeof what, "%s %s object %d (%llu bytes)", m->kind == BLKMC_MEM_FREE_OBJ ? "a free" : "a",
+             blkmc_cache(m->pool)->name, r->objs[m->obj].pool_index, (unsigned long long)r->objs[m->obj].req);
+  else if (m->obj >= 0)
+    snprintf(what, sizeof what, "%s kmalloc'd object %d (%llu bytes)", m->kind == BLKMC_MEM_FREE_OBJ ? "a kfree'd" : "a",
+             m->obj, (unsigned long long)r->objs[m->obj].req);
+  else
+    snprintf(what, sizeof what, "the arena where nothing is allocated");
+  snprintf(text, sizeof text, "%s: %s of size %u at offset %lld of %s%s", blkmc_mem_kind(m->kind),
+           m->write ? "write" : "read", m->size, (long long)m->at, what[0] == ' ' ? what + 1 : what,
+           m->kind == BLKMC_MEM_OOB_OBJ && m->write ? " (a write past the end of a kmalloc'd object)" : "");
+  blkmc_end(BLKMC_MEMORY, text);
 }
 
 void blkmc_harness_error(const char *fmt, ...) {
@@ -127,7 +162,7 @@ static struct request_queue *blkmc_q(struct blkmc_region *r) {
 /* A freed request: its state words poisoned (a scheduler that follows one
  * of its links faults), the rest as allocated. */
 static void blkmc_poison(const struct blkmc_region *r, struct request *rq) {
-  memset(rq, BLKMC_FREE_BYTE, 8 * (size_t)r->rq_state_words);
+  blkmc_fill(rq, BLKMC_FREE_BYTE, 8 * (size_t)r->rq_state_words);
 }
 
 /* What blk-mq set when it allocated the request: constant for the slot. */
@@ -223,7 +258,9 @@ static void blkmc_pools_setup(struct blkmc_region *r) {
     p->n = (uint32_t)(r->pool_objs < BLKMC_MAX_POOL_OBJS ? r->pool_objs : BLKMC_MAX_POOL_OBJS);
     for (uint32_t i = 0; i < p->n; ++i) {
       char *o = kmalloc(kc->size, GFP_KERNEL);
-      memset(o, BLKMC_FREE_BYTE, kc->size);
+      blkmc_fill(o, BLKMC_FREE_BYTE, kc->size);
+      r->objs[r->nobjs - 1].pool = c;
+      r->objs[r->nobjs - 1].pool_index = (int32_t)i;
       if (i == 0) p->first_off = (uint64_t)(o - (char *)r);
       if (i == 1) p->stride = (uint32_t)((uint64_t)(o - (char *)r) - p->first_off);
     }
@@ -233,6 +270,10 @@ static void blkmc_pools_setup(struct blkmc_region *r) {
 static long blkmc_init(struct blkmc_region *r) {
   struct elevator_type *e = blkmc_elv;
   if (!e) blkmc_harness_error("the file registered no elevator (elv_register) in its module init");
+  r->rq_size = sizeof(struct request);
+  /* Which of init's objects were kfree'd since: state, like the objects. */
+  uint64_t *freed = kzalloc(sizeof(uint64_t) * ((BLKMC_MAX_OBJS + 63) / 64), GFP_KERNEL);
+  r->freed_off = (uint64_t)((char *)freed - (char *)r);
   struct request_queue *q = kzalloc(sizeof(*q), GFP_KERNEL);
   struct blk_mq_hw_ctx *hctx = kzalloc(sizeof(*hctx), GFP_KERNEL);
   struct blk_mq_tags *tags = kzalloc(sizeof(*tags), GFP_KERNEL);
@@ -260,11 +301,13 @@ static long blkmc_init(struct blkmc_region *r) {
   tags->bitmap_tags.sb.shift = 6;
   tags->bitmap_tags.sb.map_nr = ((unsigned int)r->nr_requests + 63) / 64;
   for (int i = 0; i < r->nrqs; ++i) blkmc_slot_setup(r, i);
-  const int err = e->ops.init_sched(q, e);
+  int err = 0;
+  BLKMC_CHECKED(r, err = e->ops.init_sched(q, e));
   if (err) blkmc_harness_error("%s's init_sched returned %d", e->elevator_name, err);
   if (!q->elevator) blkmc_harness_error("%s's init_sched left q->elevator unset", e->elevator_name);
   if (e->ops.init_hctx) {
-    const int err2 = e->ops.init_hctx(hctx, 0);
+    int err2 = 0;
+    BLKMC_CHECKED(r, err2 = e->ops.init_hctx(hctx, 0));
     if (err2) blkmc_harness_error("%s's init_hctx returned %d", e->elevator_name, err2);
   }
   r->frozen = 1;
@@ -284,7 +327,9 @@ static long blkmc_store(struct blkmc_region *r, int a) {
   if (!at->store) return -EPERM;
   char text[64];
   snprintf(text, sizeof text, "%s", r->what);
-  return at->store(blkmc_q(r)->elevator, text, strlen(text));
+  long n = 0;
+  BLKMC_CHECKED(r, n = at->store(blkmc_q(r)->elevator, text, strlen(text)));
+  return n;
 }
 
 static long blkmc_show(struct blkmc_region *r, int a) {
@@ -292,7 +337,8 @@ static long blkmc_show(struct blkmc_region *r, int a) {
   if (a < 0 || a >= blkmc_nattrs()) return -EINVAL;
   struct elv_fs_entry *at = &blkmc_elv->elevator_attrs[a];
   if (!at->show) return -EPERM;
-  const long n = at->show(blkmc_q(r)->elevator, page);
+  long n = 0;
+  BLKMC_CHECKED(r, n = at->show(blkmc_q(r)->elevator, page));
   snprintf(r->what, sizeof r->what, "%.*s", n > 0 ? (int)n : 0, page);
   return n;
 }
@@ -320,15 +366,15 @@ static long blkmc_alloc_rq(struct blkmc_region *r, int i) {
   rq->rq_flags = RQF_SCHED_TAGS;
   if (blkmc_through_sched(r, i)) {
     rq->rq_flags |= RQF_USE_SCHED;
-    if (e->ops.limit_depth) e->ops.limit_depth(data.cmd_flags, &data);
-    if (e->ops.prepare_request) e->ops.prepare_request(rq);
+    if (e->ops.limit_depth) BLKMC_CHECKED(r, e->ops.limit_depth(data.cmd_flags, &data));
+    if (e->ops.prepare_request) BLKMC_CHECKED(r, e->ops.prepare_request(rq));
   }
 #else
   rq->rq_flags = RQF_ELV;
   if (blkmc_through_sched(r, i)) {
-    if (e->ops.limit_depth) e->ops.limit_depth(data.cmd_flags, &data);
+    if (e->ops.limit_depth) BLKMC_CHECKED(r, e->ops.limit_depth(data.cmd_flags, &data));
     if (e->ops.prepare_request) {
-      e->ops.prepare_request(rq);
+      BLKMC_CHECKED(r, e->ops.prepare_request(rq));
       rq->rq_flags |= RQF_ELVPRIV;
     }
   }
@@ -341,9 +387,9 @@ static void blkmc_insert_rq(struct blkmc_region *r, int i, int at_head) {
   LIST_HEAD(list);
   list_add(&rq->queuelist, &list);
 #if BLKMC_KV_6_5
-  blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head ? BLK_MQ_INSERT_AT_HEAD : 0);
+  BLKMC_CHECKED(r, blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head ? BLK_MQ_INSERT_AT_HEAD : 0));
 #else
-  blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head != 0);
+  BLKMC_CHECKED(r, blkmc_elv->ops.insert_requests(blkmc_hctx(r), &list, at_head != 0));
 #endif
   if (!list_empty(&list)) blkmc_harness_error("insert_requests left the request on the caller's list");
 }
@@ -359,13 +405,16 @@ static long blkmc_timers(struct blkmc_region *r) {
     if (!t->active || (r->clock && t->expires > now)) continue;
     t->active = 0;
     ++r->fired;
-    if (t->function && t->function(t) == HRTIMER_RESTART) t->active = 1;
+    int restart = 0;
+    if (t->function) BLKMC_CHECKED(r, restart = t->function(t) == HRTIMER_RESTART);
+    if (restart) t->active = 1;
   }
   return r->fired;
 }
 
 static long blkmc_dispatch(struct blkmc_region *r) {
-  struct request *rq = blkmc_elv->ops.dispatch_request(blkmc_hctx(r));
+  struct request *rq = NULL;
+  BLKMC_CHECKED(r, rq = blkmc_elv->ops.dispatch_request(blkmc_hctx(r)));
   /* clock=0: blk-mq found nothing to dispatch, and an armed timer fires
    * (it would, as time passes): the hand models' rule too. */
   if (!rq && !r->clock) blkmc_timers(r);
@@ -387,7 +436,7 @@ static void blkmc_finish(struct blkmc_region *r, int i) {
   struct request *rq = blkmc_slot(r, i);
   if (blkmc_slot_free(rq)) return; /* a flush blkmc put on hctx->dispatch: no scheduler saw it */
   if (blkmc_prepared(rq)) {
-    if (blkmc_elv->ops.finish_request) blkmc_elv->ops.finish_request(rq);
+    if (blkmc_elv->ops.finish_request) BLKMC_CHECKED(r, blkmc_elv->ops.finish_request(rq));
 #if BLKMC_KV_6_5
     rq->rq_flags &= ~RQF_USE_SCHED;
 #else
@@ -401,9 +450,15 @@ static void blkmc_requeue(struct blkmc_region *r, int i) {
   struct request *rq = blkmc_slot(r, i);
   if (blkmc_slot_free(rq)) blkmc_alloc_rq(r, i); /* a bypass request, requeued through the scheduler */
   rq->rq_flags &= ~RQF_TIMED_OUT;
-  if (blkmc_prepared(rq) && blkmc_elv->ops.requeue_request) blkmc_elv->ops.requeue_request(rq);
+  if (blkmc_prepared(rq) && blkmc_elv->ops.requeue_request) BLKMC_CHECKED(r, blkmc_elv->ops.requeue_request(rq));
   INIT_LIST_HEAD(&rq->queuelist);
   blkmc_insert_rq(r, i, 1);
+}
+
+static long blkmc_has_work(struct blkmc_region *r) {
+  long w = 1;
+  if (blkmc_elv->ops.has_work) BLKMC_CHECKED(r, w = blkmc_elv->ops.has_work(blkmc_hctx(r)));
+  return w;
 }
 
 static long blkmc_canon(struct blkmc_region *r) {
@@ -494,12 +549,15 @@ BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsi
   sigjmp_buf jb;
   long res = 0;
   blkmc_cur = r;
+  blkmc_check = NULL;
+  blkmc_call_frame = __builtin_frame_address(0);
   blkmc_jiffies = now;
   r->status = BLKMC_OK;
   r->warned = 0;
   if (op != BLKMC_OP_STORE) r->what[0] = 0;
   blkmc_jmp = &jb;
   if (sigsetjmp(jb, 0)) {
+    blkmc_check = NULL;
     blkmc_in_call = 0;
     *result = -1;
     return r->status;
@@ -524,7 +582,7 @@ BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsi
     case BLKMC_OP_ALLOC: res = blkmc_alloc_rq(r, a); break;
     case BLKMC_OP_INSERT: blkmc_insert_rq(r, a, b); break;
     case BLKMC_OP_DISPATCH: res = blkmc_dispatch(r); break;
-    case BLKMC_OP_HAS_WORK: res = blkmc_elv->ops.has_work ? blkmc_elv->ops.has_work(blkmc_hctx(r)) : 1; break;
+    case BLKMC_OP_HAS_WORK: res = blkmc_has_work(r); break;
     case BLKMC_OP_FINISH: blkmc_finish(r, a); break;
     case BLKMC_OP_REQUEUE: blkmc_requeue(r, a); break;
     case BLKMC_OP_CANON: res = blkmc_canon(r); break;
@@ -536,7 +594,7 @@ BLKMC_EXPORT int blkmc_k_call(struct blkmc_region *r, int op, int a, int b, unsi
   }
   if (flags & BLKMC_AFTER_CANON) blkmc_canon(r);
   if (flags & BLKMC_AFTER_HAS_WORK)
-    r->has_work = blkmc_elv->ops.has_work ? blkmc_elv->ops.has_work(blkmc_hctx(r)) : 1;
+    r->has_work = (int32_t)blkmc_has_work(r);
   if (flags & BLKMC_AFTER_BOOKS) blkmc_books(r);
   blkmc_in_call = 0;
   *result = res;
