@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -388,6 +389,7 @@ std::vector<std::vector<Module::Frame>> Module::frames(const std::vector<std::ui
 Region::Region(const Module& m, int nrqs, int state_words, std::size_t arena_bytes) {
   const std::size_t hdr = (sizeof(blkmc_region) + kPage - 1) & ~(kPage - 1);
   const std::size_t arena = (arena_bytes + kPage - 1) & ~(kPage - 1);
+  if (arena > BLKMC_ARENA_MAX) throw std::logic_error("a kernel region's arena of more than BLKMC_ARENA_MAX bytes");
   size_ = hdr + arena + std::size_t(nrqs) * BLKMC_SLOT_STRIDE;
   (void)m;
   map_bytes_ = size_ + 2 * kPage;

@@ -23,6 +23,9 @@
 #define BLKMC_MAX_TIMERS 4
 #define BLKMC_MAX_ROOTS 64
 #define BLKMC_REDZONE 16
+/* The arena's most bytes, and its 16-byte granules (gran[] below). */
+#define BLKMC_ARENA_MAX (64 * 1024)
+#define BLKMC_GRANULE 16
 #define BLKMC_REDZONE_BYTE 0xa5
 #define BLKMC_FREE_BYTE 0x6b /* a freed request slot, as the kernel's POISON_FREE */
 /* Bytes of a request slot that a scheduler may write (struct request's head). */
@@ -172,6 +175,10 @@ struct blkmc_region {
   uint32_t rq_size;   /* sizeof(struct request) */
   uint64_t freed_off; /* arena: bit i set once objs[i] is kfree'd (state) */
   struct blkmc_memerr mem;
+  /* The object each granule of the arena belongs to, its padding and
+   * redzone included: objs[] index + 1, 0 for none (blkmc_tsan.c's lookup;
+   * filled by the allocator, constant after init). */
+  uint8_t gran[BLKMC_ARENA_MAX / BLKMC_GRANULE];
   /* The last call's end: status and a line of text. */
   int32_t status;
   int32_t warned;

@@ -341,6 +341,8 @@ void *blkmc_alloc(size_t size, gfp_t flags) {
   o->pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
   o->pool = -1;
   o->pool_index = 0;
+  for (uint64_t g = at / BLKMC_GRANULE; g < (end + BLKMC_REDZONE) / BLKMC_GRANULE; ++g)
+    r->gran[g] = (uint8_t)(r->nobjs + 1);
   r->nobjs++;
   r->arena_used = end + BLKMC_REDZONE;
   return p;

@@ -36,19 +36,6 @@ static const char *blkmc_kind_text[] = {
     [BLKMC_MEM_OOB_RQ] = "out-of-bounds", [BLKMC_MEM_OOB_OBJ] = "out-of-bounds",
     [BLKMC_MEM_WILD] = "wild access"};
 
-/* The object of objs[] that holds region offset off (its padding and
- * redzone included), or -1. objs[] is in allocation order, so by offset. */
-static int blkmc_obj_at(const struct blkmc_region *r, uint64_t off) {
-  int lo = 0, hi = r->nobjs;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (r->objs[mid].off <= off) lo = mid + 1; else hi = mid;
-  }
-  if (lo == 0) return -1;
-  const struct blkmc_obj *o = &r->objs[lo - 1];
-  return off < o->off + o->size + BLKMC_REDZONE ? lo - 1 : -1;
-}
-
 static __attribute__((__noinline__, __noreturn__)) void blkmc_report(struct blkmc_region *r, int kind, uint64_t off,
                                                                        uint64_t n, int write, int slot, int obj,
                                                                        int64_t at, void *pc) {
@@ -98,7 +85,9 @@ static inline __attribute__((__always_inline__)) void blkmc_access(const volatil
     if (head == 0x6b6b6b6b6b6b6b6bULL) blkmc_report(r, BLKMC_MEM_FREE_RQ, off, n, write, slot, -1, at, pc);
     return;
   }
-  const int i = blkmc_obj_at(r, off);
+  /* The object of the granule (objs[] index + 1): its padding and
+   * redzone included, 0 where nothing was allocated. */
+  const int i = (int)r->gran[(off - r->arena_off) / BLKMC_GRANULE] - 1;
   if (i < 0) blkmc_report(r, BLKMC_MEM_WILD, off, n, write, -1, -1, 0, pc);
   const struct blkmc_obj *o = &r->objs[i];
   const int64_t at = (int64_t)(off - o->off);
