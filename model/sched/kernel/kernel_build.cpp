@@ -1,7 +1,5 @@
 #include "model/sched/kernel/kernel_build.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/run_command.hpp"
 #include "common/scratch_dir.hpp"
 
 namespace blkmc::kernel {
@@ -75,27 +74,8 @@ const std::vector<std::string>& ldflags() {
   return v;
 }
 
-// Runs argv with stdout and stderr to `log`; its exit status (-1: no exec).
-int run(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    setenv("LC_ALL", "C", 1);  // plain quotes in the compiler's messages
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+// argv with stdout and stderr to `log`; its exit status (-1: no exec).
+int run(const std::vector<std::string>& argv, const std::string& log) { return run_command(argv, log); }
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

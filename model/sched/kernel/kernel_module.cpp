@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.hpp"
+#include "common/run_command.hpp"
 #include "common/scratch_dir.hpp"
 
 namespace blkmc::kernel {
@@ -345,20 +345,7 @@ std::vector<std::vector<Module::Frame>> Module::frames(const std::vector<std::ui
   std::vector<std::string> argv{"addr2line", "-a", "-f", "-i", "-e", path_};
   for (const std::uint64_t pc : pcs)  // the call instruction, one byte before its return address
     argv.push_back(fmt::format("{:#x}", pc > base_ ? pc - base_ - 1 : 0));
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) dup2(fd, 1);
-    const int nul = ::open("/dev/null", O_WRONLY);
-    if (nul >= 0) dup2(nul, 2);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid > 0) waitpid(pid, &status, 0);
+  if (run_command(argv, log, "/dev/null") != 0) return out;
   std::ifstream in(log);
   std::string line, fn;
   int i = -1;
@@ -375,12 +362,10 @@ std::vector<std::vector<Module::Frame>> Module::frames(const std::vector<std::ui
     Frame f;
     f.function = fn;
     fn.clear();
-    const auto colon = line.rfind(':');
+    const auto colon = line.rfind(':');  // "path/file.c:123" or "path/file.c:123 (discriminator 2)"
     const std::string file = line.substr(0, colon);
     f.file = file.substr(file.rfind('/') + 1);
     if (colon != std::string::npos) f.line = std::atoi(line.c_str() + colon + 1);
-    const auto paren = f.file.find(' ');
-    if (paren != std::string::npos) f.file.resize(paren);
     if (f.function != "??" && f.line > 0) out[i].push_back(std::move(f));
   }
   return out;

@@ -418,16 +418,21 @@ std::string user_frame(const std::vector<std::vector<kernel::Module::Frame>>& ch
 template <class Code>
 std::string KernelSched<Code>::memory_error(const blkmc_region& h) const {
   const blkmc_memerr& m = h.mem;
-  const std::string line = h.what;  // the harness's words: kind, access, object
+  std::string out = h.what;  // the harness's words: kind, access, object
+  // The access and its callers, then a kmalloc'd object's allocation: one
+  // run of addr2line.
   std::vector<std::uint64_t> pcs(m.pc, m.pc + std::clamp(m.npc, 0, BLKMC_MEM_PCS));
-  const auto chains = mod_->frames(pcs);
-  std::string out = line;
+  const bool alloc = m.obj >= 0 && m.obj < h.nobjs && m.pool < 0 && h.objs[m.obj].pc;
+  if (alloc) pcs.push_back(h.objs[m.obj].pc);
+  auto chains = mod_->frames(pcs);
+  std::vector<std::vector<kernel::Module::Frame>> alloc_chain;
+  if (alloc) {
+    alloc_chain.push_back(std::move(chains.back()));
+    chains.pop_back();
+  }
   if (m.slot >= 0 && m.slot < t_.size()) out += fmt::format(" ({})", t_.name(m.slot));
   if (const std::string at = user_frame(chains); !at.empty()) out += " at " + at;
-  if (m.obj >= 0 && m.obj < h.nobjs && m.pool < 0 && h.objs[m.obj].pc) {
-    const auto alloc = mod_->frames({h.objs[m.obj].pc});
-    if (const std::string at = user_frame(alloc); !at.empty()) out += "; allocated at " + at;
-  }
+  if (const std::string at = user_frame(alloc_chain); !at.empty()) out += "; allocated at " + at;
   return out;
 }
 

@@ -134,7 +134,6 @@ struct blkmc_memerr {
   int32_t obj;    /* objs[] index, -1 */
   int32_t pool;   /* the object's slab cache, -1 */
   int64_t at;     /* the access's offset in the request or object (negative: before it) */
-  uint64_t off;   /* its region offset */
   int32_t npc, pad;
   uint64_t pc[BLKMC_MEM_PCS]; /* the access, then its callers up to blkmc_k_call */
 };

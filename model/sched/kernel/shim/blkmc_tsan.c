@@ -31,14 +31,9 @@ extern __thread struct blkmc_region *blkmc_check;
 extern __thread void *blkmc_call_frame;
 void blkmc_mem_error(void) __attribute__((__noreturn__));
 
-static const char *blkmc_kind_text[] = {
-    [BLKMC_MEM_FREE_RQ] = "use-after-free", [BLKMC_MEM_FREE_OBJ] = "use-after-free",
-    [BLKMC_MEM_OOB_RQ] = "out-of-bounds", [BLKMC_MEM_OOB_OBJ] = "out-of-bounds",
-    [BLKMC_MEM_WILD] = "wild access"};
-
-static __attribute__((__noinline__, __noreturn__)) void blkmc_report(struct blkmc_region *r, int kind, uint64_t off,
-                                                                       uint64_t n, int write, int slot, int obj,
-                                                                       int64_t at, void *pc) {
+static __attribute__((__noinline__, __noreturn__)) void blkmc_report(struct blkmc_region *r, int kind, uint64_t n,
+                                                                       int write, int slot, int obj, int64_t at,
+                                                                       void *pc) {
   struct blkmc_memerr *m = &r->mem;
   m->kind = kind;
   m->write = write;
@@ -47,7 +42,6 @@ static __attribute__((__noinline__, __noreturn__)) void blkmc_report(struct blkm
   m->obj = obj;
   m->pool = obj >= 0 ? r->objs[obj].pool : -1;
   m->at = at;
-  m->off = off;
   /* The caller's frames, up to blkmc_k_call: the first is the access. */
   m->npc = 0;
   m->pc[m->npc++] = (uint64_t)(uintptr_t)pc;
@@ -80,30 +74,26 @@ static inline __attribute__((__always_inline__)) void blkmc_access(const volatil
     const int slot = (int)((off - r->slots_off) / BLKMC_SLOT_STRIDE);
     const int64_t at = (int64_t)in - (int64_t)r->slot_lead;
     if (at < 0 || (uint64_t)at + n > r->rq_size)
-      blkmc_report(r, BLKMC_MEM_OOB_RQ, off, n, write, slot, -1, at, pc);
+      blkmc_report(r, BLKMC_MEM_OOB_RQ, n, write, slot, -1, at, pc);
     const uint64_t head = *(const uint64_t *)((const char *)r + off - in + r->slot_lead);
-    if (head == 0x6b6b6b6b6b6b6b6bULL) blkmc_report(r, BLKMC_MEM_FREE_RQ, off, n, write, slot, -1, at, pc);
+    if (head == 0x6b6b6b6b6b6b6b6bULL) blkmc_report(r, BLKMC_MEM_FREE_RQ, n, write, slot, -1, at, pc);
     return;
   }
   /* The object of the granule (objs[] index + 1): its padding and
    * redzone included, 0 where nothing was allocated. */
   const int i = (int)r->gran[(off - r->arena_off) / BLKMC_GRANULE] - 1;
-  if (i < 0) blkmc_report(r, BLKMC_MEM_WILD, off, n, write, -1, -1, 0, pc);
+  if (i < 0) blkmc_report(r, BLKMC_MEM_WILD, n, write, -1, -1, 0, pc);
   const struct blkmc_obj *o = &r->objs[i];
   const int64_t at = (int64_t)(off - o->off);
-  if ((uint64_t)at + n > o->req) blkmc_report(r, BLKMC_MEM_OOB_OBJ, off, n, write, -1, i, at, pc);
+  if ((uint64_t)at + n > o->req) blkmc_report(r, BLKMC_MEM_OOB_OBJ, n, write, -1, i, at, pc);
   if (o->pool >= 0) {
     const struct blkmc_pool *pl = &r->pools[o->pool];
     const uint64_t map = *(const uint64_t *)((const char *)r + pl->map_off);
-    if (!((map >> o->pool_index) & 1)) blkmc_report(r, BLKMC_MEM_FREE_OBJ, off, n, write, -1, i, at, pc);
+    if (!((map >> o->pool_index) & 1)) blkmc_report(r, BLKMC_MEM_FREE_OBJ, n, write, -1, i, at, pc);
   } else if (r->freed_off) {
     const uint64_t *freed = (const uint64_t *)((const char *)r + r->freed_off);
-    if ((freed[i / 64] >> (i % 64)) & 1) blkmc_report(r, BLKMC_MEM_FREE_OBJ, off, n, write, -1, i, at, pc);
+    if ((freed[i / 64] >> (i % 64)) & 1) blkmc_report(r, BLKMC_MEM_FREE_OBJ, n, write, -1, i, at, pc);
   }
-}
-
-const char *blkmc_mem_kind(int kind) {
-  return kind > 0 && kind < (int)(sizeof blkmc_kind_text / sizeof *blkmc_kind_text) ? blkmc_kind_text[kind] : "?";
 }
 
 #define PC __builtin_return_address(0)

@@ -85,15 +85,17 @@ void blkmc_warn(const char *file, int line, const char *what) {
     blkmc_check = NULL;                                                                          \
   } while (0)
 
-const char *blkmc_mem_kind(int kind);
-
 /* From blkmc_tsan.c, the checks off: region->mem says what was accessed. */
 void blkmc_mem_error(void) {
+  static const char *const kind_text[] = {
+      [BLKMC_MEM_FREE_RQ] = "use-after-free", [BLKMC_MEM_FREE_OBJ] = "use-after-free",
+      [BLKMC_MEM_OOB_RQ] = "out-of-bounds", [BLKMC_MEM_OOB_OBJ] = "out-of-bounds", [BLKMC_MEM_WILD] = "wild access"};
   struct blkmc_region *r = blkmc_cur;
   const struct blkmc_memerr *m = &r->mem;
   char text[240], what[120];
   if (m->slot >= 0)
-    snprintf(what, sizeof what, "%s request slot %d", m->kind == BLKMC_MEM_FREE_RQ ? "the free" : "", m->slot);
+    snprintf(what, sizeof what, "%s %d", m->kind == BLKMC_MEM_FREE_RQ ? "the free request slot" : "request slot",
+             m->slot);
   else if (m->obj >= 0 && m->pool >= 0)
     snprintf(what, sizeof what, "%s %s object %d (%llu bytes)", m->kind == BLKMC_MEM_FREE_OBJ ? "a free" : "a",
              blkmc_cache(m->pool)->name, r->objs[m->obj].pool_index, (unsigned long long)r->objs[m->obj].req);
@@ -102,8 +104,9 @@ void blkmc_mem_error(void) {
              m->obj, (unsigned long long)r->objs[m->obj].req);
   else
     snprintf(what, sizeof what, "the arena where nothing is allocated");
-  snprintf(text, sizeof text, "%s: %s of size %u at offset %lld of %s%s", blkmc_mem_kind(m->kind),
-           m->write ? "write" : "read", m->size, (long long)m->at, what[0] == ' ' ? what + 1 : what,
+  snprintf(text, sizeof text, "%s: %s of size %u at offset %lld of %s%s",
+           m->kind > 0 && m->kind <= BLKMC_MEM_WILD ? kind_text[m->kind] : "?", m->write ? "write" : "read",
+           m->size, (long long)m->at, what,
            m->kind == BLKMC_MEM_OOB_OBJ && m->write ? " (a write past the end of a kmalloc'd object)" : "");
   blkmc_end(BLKMC_MEMORY, text);
 }
